@@ -1,0 +1,116 @@
+"""Inputs for the checks, drawn from one ``random.Random`` per check.
+
+Every generator takes the check's own ``Random`` so that selecting a subset of
+checks (``--check``) or changing one check never changes the inputs of another:
+a seed replays exactly.  Edge values are made on purpose: empty and 1x1 tables,
+boundary ids, zero and empty vectors, duplicate rows and rows scaled by powers of
+two (exact ties), and the real constants.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from grader import oracle
+from grader.contract import CONSTANTS
+
+Table = list[list[float]]
+
+# Table shapes, small to large; the last is the exercise's own.
+SHAPES: tuple[tuple[int, int], ...] = ((1, 1), (2, 3), (3, 2), (5, 4), (8, 8), (13, 6), (33, 5))
+REAL = (CONSTANTS["VOCAB"], CONSTANTS["DIM"])
+
+
+@functools.lru_cache(maxsize=1)
+def real_table() -> Table:
+    """The exercise's table: make_table(VOCAB, DIM, SEED)."""
+    return oracle.make_table(CONSTANTS["VOCAB"], CONSTANTS["DIM"], CONSTANTS["SEED"])
+
+
+def value(rng: random.Random) -> float:
+    """A table cell: mostly like make_table's, sometimes an integer-valued or tiny one."""
+    pick = rng.random()
+    if pick < 0.85:
+        return rng.random() - 0.5
+    if pick < 0.95:
+        return float(rng.randint(-3, 3))
+    return rng.choice((0.0, -0.0, 0.25, -1.5, 1e-3))
+
+
+def table(rng: random.Random, rows: int, cells: int) -> Table:
+    return [[value(rng) for _ in range(cells)] for _ in range(rows)]
+
+
+def vector(rng: random.Random, n: int, spread: float = 1.0) -> list[float]:
+    return [rng.uniform(-spread, spread) for _ in range(n)]
+
+
+def shapes(rng: random.Random, extra: int = 2) -> list[tuple[int, int]]:
+    """The fixed small shapes plus a few random ones, smallest first."""
+    more = [(rng.randint(2, 40), rng.randint(1, 16)) for _ in range(extra)]
+    return sorted(set(SHAPES) | set(more), key=lambda s: (s[0] * s[1], s))
+
+
+def ids_for(rng: random.Random, vocab: int, n: int) -> list[int]:
+    """Ids with the boundaries and a repeat among them."""
+    ids = [rng.randrange(vocab) for _ in range(n)]
+    ids += [0, vocab - 1]
+    if ids:
+        ids.append(ids[0])
+    rng.shuffle(ids)
+    return ids
+
+
+def out_of_range_ids(rng: random.Random, vocab: int) -> list[int]:
+    """Ids just outside the vocabulary: V, -1, -V, and a few further out."""
+    return sorted({vocab, -1, -vocab, vocab + rng.randint(1, 5), -rng.randint(2, vocab + 3)},
+                  key=abs)
+
+
+def tie_table(rng: random.Random, rows: int, cells: int) -> tuple[Table, int]:
+    """A table with exact ties around a probe row: duplicates, power-of-two
+    multiples, a zero row.  Returns the table and the probe id."""
+    t = table(rng, rows, cells)
+    probe = rng.randrange(rows)
+    others = [i for i in range(rows) if i != probe]
+    rng.shuffle(others)
+    if len(others) >= 2:
+        src, dup = sorted(others[:2])
+        if rng.random() < 0.5:
+            src, dup = dup, src  # the duplicate sometimes sits before its source
+        t[dup] = list(t[src])
+    if len(others) >= 3:
+        power = rng.choice((2.0, 4.0, 0.5, 8.0))
+        t[others[2]] = [x * power for x in t[others[0]]]
+    if len(others) >= 4:
+        t[others[3]] = [0.0] * cells
+    return t, probe
+
+
+def stretched_real(rng: random.Random) -> tuple[Table, int]:
+    """The real table with one of the probe's cosine neighbours stretched."""
+    base = real_table()
+    probe = rng.randrange(len(base))
+    target = oracle.nearest_by_cosine(base, probe, 5)[rng.randrange(5)]
+    factor = rng.choice((3.0, 4.0, 5.0))
+    return oracle.stretch(base, target, factor), probe
+
+
+def sizes(value: object) -> int:
+    """How big an input is, to show the smallest failing case."""
+    if isinstance(value, (list, tuple)):
+        return 1 + sum(sizes(v) for v in value)
+    return 1
+
+
+def ragged_tables(rng: random.Random) -> list[Table]:
+    """Tables whose rows differ in length somewhere (first, middle, last, empty row)."""
+    a = table(rng, 3, 2)
+    a[0].append(0.5)
+    b = table(rng, 4, 3)
+    b[2].pop()
+    c = table(rng, 2, 2)
+    c[1] = []
+    d = table(rng, 5, 1)
+    d[4].append(-0.25)
+    return sorted([[[1.0, 2.0], [3.0]], [[], [1.0]], a, b, c, d], key=sizes)

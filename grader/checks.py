@@ -1,0 +1,465 @@
+"""The checks: for each contract function, which inputs it is given and what must come back.
+
+A ``Check`` builds its ``Case``s from its own ``random.Random``.  Each case holds the
+arguments (sent to the child) and an expectation (kept in the parent).  Cases are
+listed smallest first, so the first failing case is the smallest input that shows
+the mistake.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from grader import cases as gen
+from grader import oracle
+from grader.contract import BY_NAME, CONSTANTS, Answer
+
+
+@dataclass(frozen=True)
+class Returns:
+    """The call must return this value (compared by its answer kind)."""
+
+    kind: Answer
+    value: Any
+    scale: Any = None  # per value: the sum of |terms| behind a float, for the tolerance
+
+
+@dataclass(frozen=True)
+class Raises:
+    """The call must raise this builtin exception (or a subclass of it)."""
+
+    exc: str
+
+
+@dataclass(frozen=True)
+class Ranks:
+    """The call must return the k best other rows by ``by``, exact ties by index."""
+
+    by: str
+    k: int
+
+
+@dataclass(frozen=True)
+class Multiplies:
+    """The call must return ``value`` and do at least ``at_least`` multiplications."""
+
+    kind: Answer
+    value: Any
+    at_least: int
+
+
+@dataclass(frozen=True)
+class Open:
+    """Behaviour the contract leaves open: whatever happens is only noted."""
+
+    about: str
+
+
+Expect = Returns | Raises | Ranks | Multiplies | Open
+
+
+@dataclass(frozen=True)
+class Case:
+    fn: str
+    args: tuple[Any, ...]
+    expect: Expect
+    count: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    function: str
+    build: Callable[[random.Random], list[Case]]
+    weight: int = 1
+    advisory: bool = False
+
+    @property
+    def step(self) -> int:
+        return BY_NAME[self.function].step
+
+
+CHECKS: list[Check] = []
+
+
+def check(function: str, name: str, weight: int = 1, advisory: bool = False) -> Callable[
+        [Callable[[random.Random], list[Case]]], Callable[[random.Random], list[Case]]]:
+    """Register the decorated case builder as the check ``function.name``."""
+
+    def register(build: Callable[[random.Random], list[Case]]) -> Callable[
+            [random.Random], list[Case]]:
+        CHECKS.append(Check("%s.%s" % (function, name), function, build, weight, advisory))
+        return build
+
+    return register
+
+
+def ret(fn: str, args: tuple[Any, ...], value: Any, scale: Any = None) -> Case:
+    return Case(fn, args, Returns(BY_NAME[fn].answer, value, scale))
+
+
+# Step 1 ------------------------------------------------------------------------------
+
+
+@check("make_table", "values", weight=2)
+def _make_table(rng: random.Random) -> list[Case]:
+    seeds = [0, rng.randrange(10**6), rng.randrange(10**9), -rng.randrange(1, 10**4)]
+    shapes = [(1, 1), (2, 3), (3, 2), (0, 4), (3, 0), (rng.randint(4, 9), rng.randint(2, 7))]
+    out = [ret("make_table", (v, d, seeds[i % len(seeds)]),
+               oracle.make_table(v, d, seeds[i % len(seeds)])) for i, (v, d) in enumerate(shapes)]
+    out.append(ret("make_table", (gen.REAL[0], gen.REAL[1], CONSTANTS["SEED"]), gen.real_table()))
+    return out
+
+
+@check("shape", "values")
+def _shape(rng: random.Random) -> list[Case]:
+    tables: list[gen.Table] = [[], [[]], [[], []], [[0.5]]]
+    tables += [gen.table(rng, r, c) for r, c in gen.shapes(rng)]
+    return [ret("shape", (t,), (len(t), len(t[0]) if t else 0)) for t in tables]
+
+
+@check("shape", "ragged")
+def _shape_ragged(rng: random.Random) -> list[Case]:
+    return [Case("shape", (t,), Raises("ValueError")) for t in gen.ragged_tables(rng)]
+
+
+@check("param_count", "values")
+def _param_count(rng: random.Random) -> list[Case]:
+    pairs = [(0, 5), (1, 1), (3, 7), (7, 3), gen.REAL, (50257, 768)]
+    pairs.append((rng.randint(2, 10**5), rng.randint(2, 4096)))
+    return [ret("param_count", p, oracle.param_count(*p)) for p in pairs]
+
+
+# Step 2 ------------------------------------------------------------------------------
+
+
+def _tables(rng: random.Random) -> list[gen.Table]:
+    return [gen.table(rng, r, c) for r, c in gen.shapes(rng)]
+
+
+@check("lookup", "values", weight=2)
+def _lookup(rng: random.Random) -> list[Case]:
+    out = []
+    for t in _tables(rng):
+        ids = gen.ids_for(rng, len(t), rng.randint(0, 4))
+        out.append(ret("lookup", (t, ids), oracle.lookup(t, ids)))
+    t = _tables(rng)[3]
+    out.insert(0, ret("lookup", (t, []), []))
+    real = gen.real_table()
+    ids = [137, 137, 0, len(real) - 1, rng.randrange(len(real))]
+    out.append(ret("lookup", (real, ids), oracle.lookup(real, ids)))
+    return out
+
+
+def _out_of_range(rng: random.Random, fn: str, extra: tuple[Any, ...] = ()) -> list[Case]:
+    out = []
+    for t in _tables(rng)[:5]:
+        for bad in gen.out_of_range_ids(rng, len(t)):
+            ok = rng.randrange(len(t))
+            ids = [bad] if rng.random() < 0.5 else [ok, bad]
+            out.append(Case(fn, (t, ids) + extra, Raises("IndexError")))
+    return sorted(out, key=lambda c: gen.sizes(c.args))
+
+
+@check("lookup", "out_of_range", weight=2)
+def _lookup_oor(rng: random.Random) -> list[Case]:
+    return _out_of_range(rng, "lookup")
+
+
+# Step 3 ------------------------------------------------------------------------------
+
+
+@check("one_hot", "values")
+def _one_hot(rng: random.Random) -> list[Case]:
+    pairs = [(0, 1), (0, 3), (2, 3), (1, 4)]
+    for _ in range(3):
+        v = rng.randint(2, 600)
+        pairs.append((rng.randrange(v), v))
+    pairs.append((137, 512))
+    return [ret("one_hot", p, oracle.one_hot(*p)) for p in pairs]
+
+
+@check("one_hot", "out_of_range", advisory=True)
+def _one_hot_oor(rng: random.Random) -> list[Case]:
+    return [Case("one_hot", (v, 4), Open("an id outside the vocabulary")) for v in (4, -1)]
+
+
+@check("row_times_matrix", "values", weight=2)
+def _rtm(rng: random.Random) -> list[Case]:
+    out = []
+    for t in _tables(rng):
+        vec = gen.vector(rng, len(t))
+        out.append(ret("row_times_matrix", (vec, t), oracle.row_times_matrix(vec, t),
+                       oracle.row_times_matrix_scale(vec, t)))
+    t = _tables(rng)[4]
+    zero = [0.0] * len(t)
+    out.insert(1, ret("row_times_matrix", (zero, t), oracle.row_times_matrix(zero, t)))
+    return out
+
+
+@check("row_times_matrix", "one_hot")
+def _rtm_one_hot(rng: random.Random) -> list[Case]:
+    out = []
+    for t in _tables(rng):
+        vec = oracle.one_hot(rng.randrange(len(t)), len(t))
+        out.append(ret("row_times_matrix", (vec, t), oracle.row_times_matrix(vec, t)))
+    return out
+
+
+@check("lookup_via_one_hot", "values", weight=2)
+def _lvoh(rng: random.Random) -> list[Case]:
+    out = []
+    for t in _tables(rng):
+        ids = gen.ids_for(rng, len(t), rng.randint(0, 3))
+        out.append(ret("lookup_via_one_hot", (t, ids), oracle.lookup(t, ids)))
+    return out
+
+
+@check("lookup_via_one_hot", "multiplies")
+def _lvoh_mults(rng: random.Random) -> list[Case]:
+    out = []
+    for t in _tables(rng)[2:6]:
+        ids = [rng.randrange(len(t)) for _ in range(2)]
+        expect = Multiplies(Answer.MATRIX, oracle.lookup(t, ids), len(ids) * len(t[0]))
+        out.append(Case("lookup_via_one_hot", (t, ids), expect, count=(0,)))
+    return out
+
+
+@check("lookup_via_one_hot", "out_of_range", advisory=True)
+def _lvoh_oor(rng: random.Random) -> list[Case]:
+    t = gen.table(rng, 3, 2)
+    return [Case("lookup_via_one_hot", (t, [bad]), Open("an id outside the vocabulary"))
+            for bad in (3, -1)]
+
+
+@check("one_hot_mults", "values")
+def _mults(rng: random.Random) -> list[Case]:
+    triples = [(1, 1, 1), (4, 3, 0), (4, 3, 1), (3, 4, 2), (512, 64, 1)]
+    triples.append((rng.randint(2, 5000), rng.randint(2, 1024), rng.randint(2, 50)))
+    return [ret("one_hot_mults", t, oracle.one_hot_mults(*t)) for t in triples]
+
+
+# Step 4 ------------------------------------------------------------------------------
+
+
+@check("logits", "values", weight=3)
+def _logits(rng: random.Random) -> list[Case]:
+    out = []
+    for t in _tables(rng):
+        hidden = gen.vector(rng, len(t[0]))
+        out.append(ret("logits", (t, hidden), oracle.logits(t, hidden),
+                       oracle.logits_scale(t, hidden)))
+    t = _tables(rng)[4]
+    own = list(t[rng.randrange(len(t))])
+    out.insert(2, ret("logits", (t, own), oracle.logits(t, own), oracle.logits_scale(t, own)))
+    zero = [0.0] * len(t[0])
+    out.insert(3, ret("logits", (t, zero), oracle.logits(t, zero)))
+    real = gen.real_table()
+    probe = list(real[137])
+    out.append(ret("logits", (real, probe), oracle.logits(real, probe),
+                   oracle.logits_scale(real, probe)))
+    return out
+
+
+@check("logits", "width", weight=2)
+def _logits_width(rng: random.Random) -> list[Case]:
+    out = []
+    for t in _tables(rng)[1:6]:
+        d = len(t[0])
+        for n in sorted({d + 1, d - 1, 0, d + rng.randint(2, 4)} - {d}):
+            if n >= 0:
+                out.append(Case("logits", (t, gen.vector(rng, n)), Raises("ValueError")))
+    return sorted(out, key=lambda c: gen.sizes(c.args))
+
+
+# Step 5 ------------------------------------------------------------------------------
+
+
+def _count_pairs(rng: random.Random) -> list[tuple[int, int]]:
+    return [(1, 1), (2, 3), (3, 2), gen.REAL, (50257, 768),
+            (rng.randint(2, 10**5), rng.randint(2, 4096))]
+
+
+@check("tied_params", "values")
+def _tied(rng: random.Random) -> list[Case]:
+    return [ret("tied_params", p, oracle.tied_params(*p)) for p in _count_pairs(rng)]
+
+
+@check("untied_params", "values")
+def _untied(rng: random.Random) -> list[Case]:
+    return [ret("untied_params", p, oracle.untied_params(*p)) for p in _count_pairs(rng)]
+
+
+@check("vocab_growth", "values", weight=2)
+def _growth(rng: random.Random) -> list[Case]:
+    triples = [(1, 1, 1), (2, 3, 2), (3, 2, 3), (512, 64, 2), (50257, 768, 2)]
+    triples.append((rng.randint(2, 10**5), rng.randint(2, 4096), rng.randint(2, 8)))
+    return [ret("vocab_growth", t, oracle.vocab_growth(*t)) for t in triples]
+
+
+# Step 6 ------------------------------------------------------------------------------
+
+
+def _vector_pairs(rng: random.Random) -> list[tuple[list[float], list[float]]]:
+    pairs = []
+    for n in (1, 2, 3, 7, 64):
+        pairs.append((gen.vector(rng, n), gen.vector(rng, n, spread=rng.choice((0.5, 3.0)))))
+    return pairs
+
+
+@check("dot", "values")
+def _dot(rng: random.Random) -> list[Case]:
+    out = [ret("dot", ([], []), 0.0), ret("dot", ([2.0, -1.0], [0.5, 4.0]), -3.0)]
+    for a, b in _vector_pairs(rng):
+        out.append(ret("dot", (a, b), oracle.dot(a, b), oracle.dot_scale(a, b)))
+    return out
+
+
+@check("norm", "values")
+def _norm(rng: random.Random) -> list[Case]:
+    vecs = [[], [0.0, 0.0], [3.0, 4.0], [-2.0]] + [a for a, _ in _vector_pairs(rng)]
+    return [ret("norm", (v,), oracle.norm(v)) for v in vecs]
+
+
+@check("cosine", "values", weight=2)
+def _cosine(rng: random.Random) -> list[Case]:
+    out = []
+    for a, b in _vector_pairs(rng):
+        out.append(ret("cosine", (a, b), oracle.cosine(a, b)))
+    a = gen.vector(rng, 5)
+    for b in ([x * 2.5 for x in a], [-x for x in a]):
+        out.append(ret("cosine", (a, b), oracle.cosine(a, b)))
+    tea, coffee = [0.9, 0.2, -0.1], [0.8, 0.3, 0.0]
+    out.insert(0, ret("cosine", (tea, coffee), oracle.cosine(tea, coffee)))
+    return out
+
+
+@check("cosine", "no_direction")
+def _cosine_zero(rng: random.Random) -> list[Case]:
+    a = gen.vector(rng, 4)
+    pairs = [([], []), ([0.0] * 4, a), (a, [0.0] * 4), ([0.0, 0.0], [0.0, 0.0])]
+    return [ret("cosine", p, 0.0) for p in pairs]
+
+
+@check("stretch", "values", weight=2)
+def _stretch(rng: random.Random) -> list[Case]:
+    out = []
+    factors = [4.0, 0.0, -1.5, 1.0, 2.5, 0.5, 3.0, 10.0]
+    for i, t in enumerate(_tables(rng)):
+        token = rng.choice((0, len(t) - 1, rng.randrange(len(t))))
+        f = factors[i % len(factors)]
+        out.append(ret("stretch", (t, token, f), oracle.stretch(t, token, f)))
+    return out
+
+
+def _ranking_cases(rng: random.Random, fn: str, by: str, ties: bool) -> list[Case]:
+    out = []
+    for r, c in gen.shapes(rng):
+        if r < 2:
+            continue
+        if ties:
+            t, probe = gen.tie_table(rng, max(r, 5), c)
+        else:
+            t = gen.table(rng, r, c)
+            probe = rng.randrange(r)
+        for k in sorted({1, min(3, len(t) - 1), len(t) - 1}):
+            out.append(Case(fn, (t, probe, k), Ranks(by, k)))
+    if not ties:
+        real = gen.real_table()
+        out.append(Case(fn, (real, 137, 5), Ranks(by, 5)))
+        stretched, probe = gen.stretched_real(rng)
+        out.append(Case(fn, (stretched, probe, 5), Ranks(by, 5)))
+    else:
+        t, probe = gen.tie_table(rng, 6, 3)
+        t[probe] = [0.0, 0.0, 0.0]  # a probe without direction: every score ties
+        out.insert(0, Case(fn, (t, probe, 5), Ranks(by, 5)))
+        out.insert(0, Case(fn, ([[1.0], [2.0]], 0, 0), Ranks(by, 0)))
+    return out
+
+
+@check("nearest_by_cosine", "values", weight=2)
+def _ncos(rng: random.Random) -> list[Case]:
+    return _ranking_cases(rng, "nearest_by_cosine", "cosine", ties=False)
+
+
+@check("nearest_by_cosine", "ties")
+def _ncos_ties(rng: random.Random) -> list[Case]:
+    return _ranking_cases(rng, "nearest_by_cosine", "cosine", ties=True)
+
+
+@check("nearest_by_dot", "values", weight=2)
+def _ndot(rng: random.Random) -> list[Case]:
+    return _ranking_cases(rng, "nearest_by_dot", "dot", ties=False)
+
+
+@check("nearest_by_dot", "ties")
+def _ndot_ties(rng: random.Random) -> list[Case]:
+    return _ranking_cases(rng, "nearest_by_dot", "dot", ties=True)
+
+
+@check("nearest_by_cosine", "k_large", advisory=True)
+def _ncos_k(rng: random.Random) -> list[Case]:
+    t = gen.table(rng, 3, 2)
+    return [Case("nearest_by_cosine", (t, 0, 5), Open("k larger than V - 1"))]
+
+
+@check("nearest_by_dot", "k_large", advisory=True)
+def _ndot_k(rng: random.Random) -> list[Case]:
+    t = gen.table(rng, 3, 2)
+    return [Case("nearest_by_dot", (t, 0, 5), Open("k larger than V - 1"))]
+
+
+# Step 7 ------------------------------------------------------------------------------
+
+
+@check("rms", "values")
+def _rms(rng: random.Random) -> list[Case]:
+    vecs = [[], [2.0], [3.0, -4.0], [0.0, 0.0, 0.0]] + [a for a, _ in _vector_pairs(rng)]
+    return [ret("rms", (v,), oracle.rms(v)) for v in vecs]
+
+
+@check("scaled_lookup", "values", weight=2)
+def _scaled(rng: random.Random) -> list[Case]:
+    out = []
+    for t in _tables(rng):
+        ids = gen.ids_for(rng, len(t), rng.randint(0, 3))
+        d = len(t[0])
+        out.append(ret("scaled_lookup", (t, ids, d), oracle.scaled_lookup(t, ids, d)))
+    real = gen.real_table()
+    ids = [137, 0]
+    out.append(ret("scaled_lookup", (real, ids, 64), oracle.scaled_lookup(real, ids, 64)))
+    return out
+
+
+@check("scaled_lookup", "dim_argument")
+def _scaled_dim(rng: random.Random) -> list[Case]:
+    out = []
+    for t in _tables(rng)[1:5]:
+        d = len(t[0]) + rng.randint(1, 60)
+        ids = [rng.randrange(len(t))]
+        out.append(ret("scaled_lookup", (t, ids, d), oracle.scaled_lookup(t, ids, d)))
+    return out
+
+
+@check("scaled_lookup", "out_of_range")
+def _scaled_oor(rng: random.Random) -> list[Case]:
+    return _out_of_range(rng, "scaled_lookup", (4,))
+
+
+# Every function whose arguments include a list gets an "inputs" check (built by the
+# engine from the calls of all its other checks): nothing may change its arguments.
+LIST_PARAMS = ("table", "matrix", "ids", "vec", "hidden", "a", "b")
+MUTABLE_ARGS = tuple(n.name for n in BY_NAME.values()
+                     if n.params and any(p in LIST_PARAMS for p in n.params))
+
+
+def for_function(name: str) -> list[Check]:
+    return [c for c in CHECKS if c.function == name]
+
+
+def build(check_: Check, seed: int) -> list[Case]:
+    """The cases of one check for one seed (independent of every other check)."""
+    return check_.build(random.Random("%d:%s" % (seed, check_.id)))

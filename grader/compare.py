@@ -1,0 +1,178 @@
+"""Comparing an answer with an expected value.
+
+An answer arrives already decoded into plain values (see ``sandbox``), so nothing
+here ever calls code the student wrote.  ``diff`` returns ``None`` when the answer
+is acceptable, otherwise a ``Mismatch`` that says where and how it differs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from grader.contract import ATOL, RTOL, Answer
+from grader.sandbox import Foreign
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """Where an answer differs: ``path`` like ``[17]`` or ``[2][5]`` or ``["saved"]``."""
+
+    path: str
+    expected: Any
+    got: Any
+    reason: str  # a message code: "value", "type", "length", "nan", "keys", ...
+    allowed: float | None = None  # the float tolerance at that place
+    wrong: int = 1  # how many elements differ
+    total: int = 1  # out of how many
+
+
+def allowed_error(expected: float, scale: float = 1.0) -> float:
+    """The tolerance: ATOL * max(1, scale) + RTOL * |expected|."""
+    return ATOL * max(1.0, scale) + RTOL * abs(expected)
+
+
+def type_name(value: Any) -> str:
+    if isinstance(value, Foreign):
+        return value.type
+    return type(value).__name__
+
+
+def _plain(value: Any) -> Any:
+    """A subclass of float, list, tuple or dict is judged by its plain value.
+
+    An int subclass stays foreign: counts must be of type int itself.
+    """
+    if isinstance(value, Foreign) and value.base in ("float", "list", "tuple", "dict"):
+        return value.value
+    return value
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def float_diff(expected: float, got: Any, scale: float = 1.0, path: str = "") -> Mismatch | None:
+    got = _plain(got)
+    if isinstance(got, Foreign) and got.base == "int":
+        got = got.value
+    if not is_number(got):
+        return Mismatch(path, expected, got, "type")
+    got = float(got)
+    if math.isnan(expected) or math.isnan(got):
+        if math.isnan(expected) and math.isnan(got):
+            return None
+        return Mismatch(path, expected, got, "nan")
+    if math.isinf(expected) or math.isinf(got):
+        return None if expected == got else Mismatch(path, expected, got, "value")
+    tol = allowed_error(expected, scale)
+    if abs(got - expected) <= tol:
+        return None
+    return Mismatch(path, expected, got, "value", allowed=tol)
+
+
+def int_diff(expected: int, got: Any, path: str = "") -> Mismatch | None:
+    if type(got) is not int:
+        return Mismatch(path, expected, got, "int_type")
+    if got != expected:
+        return Mismatch(path, expected, got, "value")
+    return None
+
+
+def _sequence(got: Any) -> Sequence[Any] | None:
+    got = _plain(got)
+    if isinstance(got, (list, tuple)):
+        return got
+    return None
+
+
+def vector_diff(expected: Sequence[float], got: Any, scales: Sequence[float] | None = None,
+                path: str = "") -> Mismatch | None:
+    seq = _sequence(got)
+    if seq is None:
+        return Mismatch(path, expected, got, "not_sequence")
+    if len(seq) != len(expected):
+        return Mismatch(path, len(expected), len(seq), "length")
+    first: Mismatch | None = None
+    wrong = 0
+    for i, (e, g) in enumerate(zip(expected, seq)):
+        m = float_diff(e, g, scales[i] if scales else 1.0, "%s[%d]" % (path, i))
+        if m is not None:
+            wrong += 1
+            if first is None:
+                first = m
+    if first is None:
+        return None
+    return Mismatch(first.path, first.expected, first.got, first.reason, first.allowed,
+                    wrong, len(expected))
+
+
+def matrix_diff(expected: Sequence[Sequence[float]], got: Any,
+                scales: Sequence[Sequence[float]] | None = None, path: str = "") -> Mismatch | None:
+    seq = _sequence(got)
+    if seq is None:
+        return Mismatch(path, expected, got, "not_sequence")
+    if len(seq) != len(expected):
+        return Mismatch(path, len(expected), len(seq), "rows")
+    first: Mismatch | None = None
+    wrong = total = 0
+    for r, (erow, grow) in enumerate(zip(expected, seq)):
+        m = vector_diff(erow, grow, scales[r] if scales else None, "%s[%d]" % (path, r))
+        total += len(erow)
+        if m is not None:
+            if m.reason in ("not_sequence", "length"):
+                return m
+            wrong += m.wrong
+            if first is None:
+                first = m
+    if first is None:
+        return None
+    return Mismatch(first.path, first.expected, first.got, first.reason, first.allowed,
+                    wrong, total)
+
+
+def shape_diff(expected: tuple[int, int], got: Any, path: str = "") -> Mismatch | None:
+    if isinstance(got, list) and len(got) == 2 and list(expected) == got:
+        return Mismatch(path, expected, got, "shape_list")
+    if not isinstance(got, tuple):
+        return Mismatch(path, expected, got, "shape_type")
+    if len(got) != 2:
+        return Mismatch(path, expected, got, "value")
+    for i in range(2):
+        m = int_diff(expected[i], got[i], "%s[%d]" % (path, i))
+        if m is not None:
+            return Mismatch(path, expected, got, m.reason)
+    return None
+
+
+def counts_diff(expected: dict[str, int], got: Any, path: str = "") -> Mismatch | None:
+    got = _plain(got)
+    if not isinstance(got, dict):
+        return Mismatch(path, expected, got, "not_dict")
+    missing = [k for k in expected if k not in got]
+    if missing:
+        return Mismatch(path, sorted(expected), sorted(map(str, got)), "keys")
+    for key, value in expected.items():
+        m = int_diff(value, got[key], '%s["%s"]' % (path, key))
+        if m is not None:
+            return m
+    return None
+
+
+def diff(kind: Answer, expected: Any, got: Any, scale: Any = None, path: str = "") -> Mismatch | None:
+    """Compare one answer of the given kind with the expected value."""
+    if kind is Answer.INT:
+        return int_diff(expected, got, path)
+    if kind is Answer.FLOAT:
+        return float_diff(expected, got, scale or 1.0, path)
+    if kind is Answer.VECTOR:
+        return vector_diff(expected, got, scale, path)
+    if kind is Answer.MATRIX:
+        return matrix_diff(expected, got, scale, path)
+    if kind is Answer.SHAPE:
+        return shape_diff(expected, got, path)
+    if kind is Answer.COUNTS:
+        return counts_diff(expected, got, path)
+    raise ValueError("no comparison for %s" % kind)

@@ -1,0 +1,126 @@
+"""Judging one call: the outcome from the child against the expectation in the parent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader import hints, oracle, show
+from grader.checks import Case, Multiplies, Open, Raises, Ranks, Returns
+from grader.compare import Mismatch, diff, type_name
+from grader.results import Status
+from grader.sandbox import Foreign, Outcome
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why one case failed: a status, a message code and its parameters."""
+
+    status: Status
+    code: str
+    params: dict[str, Any] = field(default_factory=dict)
+    hint: str | None = None
+
+
+def _raised(outcome: Outcome) -> dict[str, Any]:
+    assert outcome.raised is not None
+    return {"raised": outcome.raised.type, "error": show.short(outcome.raised.message, 200)}
+
+
+def _mismatch_params(m: Mismatch) -> dict[str, Any]:
+    return {
+        "path": m.path or "the result",
+        "expected": show.short(m.expected),
+        "got": show.short(m.got),
+        "got_type": type_name(m.got),
+        "allowed": "%.3g" % m.allowed if m.allowed is not None else "0",
+        "wrong": m.wrong,
+        "total": m.total,
+        "n": len(m.got) if isinstance(m.got, (list, tuple)) else 0,
+    }
+
+
+def judge(case: Case, outcome: Outcome) -> Verdict | None:
+    """None when the case passed, otherwise a Verdict saying why not."""
+    call = show.call(case.fn, case.args)
+    base: dict[str, Any] = {"call": call, "fn": case.fn}
+    expect = case.expect
+    if isinstance(expect, Open):
+        return None
+    if outcome.kind == "timeout":
+        return Verdict(Status.TIMEOUT, "timeout", base)
+    if outcome.kind == "crashed":
+        return Verdict(Status.ERROR, "crashed", dict(base, detail=outcome.detail))
+    if outcome.kind == "skipped":
+        status = Status.TIMEOUT if "time" in outcome.detail else Status.ERROR
+        return Verdict(status, "skipped", dict(base, detail=outcome.detail))
+    if outcome.kind == "raised":
+        assert outcome.raised is not None
+        if isinstance(expect, Raises):
+            if outcome.raised.is_a(expect.exc):
+                return None
+            return Verdict(Status.FAIL, "wrong_raise", dict(base, exc=expect.exc,
+                                                            **_raised(outcome)))
+        return Verdict(Status.ERROR, "raised", dict(base, **_raised(outcome)))
+    got = outcome.value
+    if isinstance(expect, Raises):
+        return Verdict(Status.FAIL, "no_raise", dict(base, exc=expect.exc, got=show.short(got)),
+                       hints.guess_raise(case.fn, case.args, got))
+    if isinstance(expect, Ranks):
+        return _judge_ranking(case, expect, got, base)
+    assert isinstance(expect, (Returns, Multiplies))
+    scale = expect.scale if isinstance(expect, Returns) else None
+    m = diff(expect.kind, expect.value, got, scale)
+    if m is not None:
+        return Verdict(Status.FAIL, m.reason, dict(base, **_mismatch_params(m)),
+                       hints.guess(case.fn, case.args, got))
+    if isinstance(expect, Multiplies) and (outcome.mults or 0) < expect.at_least:
+        return Verdict(Status.FAIL, "no_mults",
+                       dict(base, mults=outcome.mults or 0, needed=expect.at_least))
+    return None
+
+
+def _judge_ranking(case: Case, expect: Ranks, got: Any, base: dict[str, Any]) -> Verdict | None:
+    table, probe, k = case.args
+    if isinstance(got, Foreign) and got.base in ("list", "tuple"):
+        got = got.value
+    if not isinstance(got, (list, tuple)) or any(type(i) is not int for i in got):
+        return Verdict(Status.FAIL, "neigh_type", dict(base, got=show.short(got)))
+    ranking = oracle.Ranking(table, probe, expect.by)
+    expected = ranking.nearest(k)
+    params = dict(base, expected=show.short(expected), got=show.short(list(got)))
+
+    def fail(code: str, **more: Any) -> Verdict:
+        return Verdict(Status.FAIL, code, dict(params, **more),
+                       hints.guess(case.fn, case.args, got))
+
+    if len(got) != min(k, len(table) - 1):
+        return fail("neigh_len", expected=len(expected), n=len(got))
+    for i in got:
+        if not 0 <= i < len(table):
+            return fail("neigh_range", index=i, last=len(table) - 1)
+    if probe in got:
+        return fail("neigh_self", probe=probe)
+    if len(set(got)) != len(got):
+        return fail("neigh_dup", index=next(i for i in got if list(got).count(i) > 1))
+
+    def score(i: int) -> str:
+        return show.number(ranking.scores[i])
+
+    for x in range(len(got)):
+        for y in range(x + 1, len(got)):
+            a, b = got[x], got[y]
+            if ranking.must_precede(b, a):
+                code = "neigh_tie" if ranking.tied(a, b) else "neigh_order"
+                return fail(code, a=a, b=b, sa=score(a), sb=score(b))
+    chosen = set(got)
+    for z in range(len(table)):
+        if z == probe or z in chosen:
+            continue
+        for x in got:
+            if ranking.must_precede(z, x):
+                code = "neigh_tie" if ranking.tied(z, x) else "neigh_missing"
+                if code == "neigh_tie":
+                    return fail(code, a=z, b=x, sa=score(z), sb=score(x))
+                return fail(code, z=z, x=x, sz=score(z), sx=score(x))
+    return None

@@ -1,0 +1,108 @@
+"""Output formats.  Every renderer takes a Report and returns text."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+
+from grader.contract import STEPS
+from grader.messages import text
+from grader.results import Report, Status
+
+Renderer = Callable[[Report, str], str]
+
+
+@functools.lru_cache(maxsize=1)
+def _anchors() -> dict[str, dict[str, str]]:
+    try:
+        raw = resources.files("grader.messages").joinpath("steps.json").read_text("utf-8")
+    except FileNotFoundError:
+        return {}
+    data: dict[str, dict[str, str]] = json.loads(raw)
+    return data
+
+
+def step_pointer(step: int, lang: str) -> str:
+    anchors = _anchors().get(lang) or _anchors().get("en") or {}
+    where = anchors.get(str(step))
+    return "exercises/%s" % where if where else ""
+
+
+def render_text(report: Report, lang: str = "en") -> str:
+    def t(code: str, **params: Any) -> str:
+        return text(code, lang, **params)
+
+    lines = ["embed-grader · %s · %s" % (report.path, t("render.seed", seed=report.seed)), ""]
+    if report.grader_error:
+        lines.append(t("render.grader_error", error=report.grader_error))
+        return "\n".join(lines) + "\n"
+    for step, (got, most) in report.by_step().items():
+        checks = [c for c in report.checks if c.step == step]
+        failing = [c for c in checks if not c.ok and c.status is not Status.SKIP]
+        started = any(c.status is not Status.SKIP for c in checks)
+        if failing:
+            state = "%s %d/%d" % (t("status.fail"), len(failing),
+                                  len([c for c in checks if c.status is not Status.ADVISORY]))
+        elif not started:
+            state = t("status.skip")
+        else:
+            state = t("status.pass")
+        title = STEPS.get(step, "")
+        lines.append("%-46s %6.2f / %6.2f  %s" % (t("render.step", step=step, title=title),
+                                                  got, most, state))
+    lines.append("")
+    lines.append(t("render.total", score=_num(report.score), max_score=_num(report.max_score)))
+    failures = [c for c in report.checks if not c.ok and c.status is not Status.SKIP]
+    if failures:
+        lines += ["", t("render.failures") + ":"]
+        # Failures that follow from another failing function come last.
+        for c in sorted(failures, key=lambda c: (bool(c.caused_by), c.step)):
+            lines.append("")
+            lines.append("✗ %s  [%s, %s, %s/%s]" % (c.id, c.function, t("status." + c.status.value),
+                                                   _num(c.points), _num(c.max_points)))
+            lines.append("  " + c.message)
+            if c.hint:
+                pointer = step_pointer(c.step, lang)
+                hint = c.hint + (" (%s)" % pointer if pointer else "")
+                lines.append("  %s: %s" % (t("render.hint"), hint))
+            if c.details.get("snippet"):
+                lines.append("  " + t("snippet", snippet=c.details["snippet"]))
+            if c.details.get("traceback"):
+                lines += ["    " + line for line in str(c.details["traceback"]).splitlines()[-8:]]
+            if c.reproduce:
+                lines.append("  %s: %s" % (t("render.replay"), c.reproduce))
+    else:
+        lines += ["", t("render.all_passed") if report.passed else ""]
+    notes = [c for c in report.checks if c.status is Status.ADVISORY or (
+        c.status is Status.SKIP and c.code == "not_started")]
+    if notes:
+        lines += ["", t("render.notes") + ":"]
+        seen = set()
+        for c in notes:
+            if c.message in seen:
+                continue
+            seen.add(c.message)
+            lines.append("  · %s" % c.message)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _num(x: float) -> str:
+    return ("%.2f" % x).rstrip("0").rstrip(".")
+
+
+def render_json(report: Report, lang: str = "en") -> str:
+    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+RENDERERS: dict[str, Renderer] = {"text": render_text, "json": render_json}
+
+
+def register(name: str, renderer: Renderer) -> None:
+    RENDERERS[name] = renderer
+
+
+def render(report: Report, fmt: str = "text", lang: str = "en") -> str:
+    return RENDERERS[fmt](report, lang)

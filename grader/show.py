@@ -1,0 +1,111 @@
+"""Short, safe text for values and calls, for people to read.
+
+Values here are already plain (decoded in the parent), so no student code runs;
+the only concern is size.  Large tables are described, small ones shown whole so
+that the student can paste the call and try it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from grader.sandbox import Foreign
+
+SMALL_TABLE = 24  # cells up to which a table is shown literally
+
+
+def number(x: Any) -> str:
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "nan"
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return repr(x)
+    return repr(x)
+
+
+def short(value: Any, limit: int = 120) -> str:
+    """A repr-like text of a plain value, cut to about ``limit`` characters."""
+    text = _text(value, limit)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _text(value: Any, limit: int) -> str:
+    if isinstance(value, Foreign):
+        if value.why:
+            return "<%s: %s>" % (value.type, value.why)
+        if value.base is None:
+            return "<%s object>" % value.type
+        return "%s(%s)" % (value.type, _text(value.value, limit))
+    if isinstance(value, (list, tuple)):
+        open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
+        parts: list[str] = []
+        used = 0
+        for i, item in enumerate(value):
+            piece = _text(item, limit)
+            if used + len(piece) > limit and i > 0:
+                parts.append("… %d more" % (len(value) - i))
+                break
+            parts.append(piece)
+            used += len(piece) + 2
+        if isinstance(value, tuple) and len(value) == 1:
+            return "(%s,)" % parts[0]
+        return open_ + ", ".join(parts) + close
+    if isinstance(value, dict):
+        return "{" + ", ".join("%r: %s" % (k, _text(v, limit)) for k, v in value.items()) + "}"
+    if isinstance(value, float):
+        return number(value)
+    return repr(value)
+
+
+def type_name(value: Any) -> str:
+    if isinstance(value, Foreign):
+        return value.type
+    return type(value).__name__
+
+
+def is_table(value: Any) -> bool:
+    return (isinstance(value, list) and len(value) > 0
+            and all(isinstance(r, list) for r in value))
+
+
+def literal(value: Any) -> str | None:
+    """The full Python literal of a small input, or None when it is too big to paste."""
+    if is_table(value) and sum(len(r) for r in value) > SMALL_TABLE:
+        return None
+    if isinstance(value, list) and len(value) > 32:
+        return None
+    text = _text(value, 10**6)
+    if "nan" in text or "inf" in text:
+        return None
+    return text
+
+
+def describe(value: Any) -> str:
+    """A literal for small inputs, a shape for big tables and long vectors."""
+    lit = literal(value)
+    if lit is not None:
+        return lit
+    if is_table(value):
+        widths = {len(r) for r in value}
+        width = widths.pop() if len(widths) == 1 else "ragged"
+        return "<%d×%s table>" % (len(value), width)
+    if isinstance(value, list):
+        return "<vector of %d: %s>" % (len(value), short(value, 40))
+    return short(value)
+
+
+def call(fn: str, args: Sequence[Any]) -> str:
+    return "%s(%s)" % (fn, ", ".join(describe(a) for a in args))
+
+
+def snippet(fn: str, args: Sequence[Any]) -> str | None:
+    """A one-line Python command that makes the same call, when the inputs are small."""
+    parts = [literal(a) for a in args]
+    if any(p is None for p in parts):
+        return None
+    text = "python3 -c 'import embed; print(embed.%s(%s))'" % (fn, ", ".join(
+        p for p in parts if p is not None))
+    return text if len(text) <= 400 else None
