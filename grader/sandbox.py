@@ -1,0 +1,653 @@
+"""The parent side of the child process that runs a student module.
+
+The child (``grader/_child.py``) receives only inputs and sends back only plain
+JSON; expected values never exist in it.  See "The child protocol" in
+docs/architecture.md.  Nothing the student's code made is ever an object in
+this process: answers are decoded to plain values, with ``Foreign`` standing
+for subclasses and unknown objects and ``Raised`` for exceptions.
+"""
+
+from __future__ import annotations
+
+import array
+import binascii
+import json
+import math
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from .contract import BY_NAME, NAMES
+
+CHILD = Path(__file__).with_name("_child.py")
+
+MAX_LINE = 64 << 20  # bytes in one answer line
+MAX_OUTPUT = 4096  # characters of printed output kept in Loaded.output
+CPU_SECONDS = 120  # RLIMIT_CPU backstop for one child
+FSIZE_MB = 64  # RLIMIT_FSIZE
+START_TIMEOUT = 15.0  # seconds for the interpreter to start and say it is ready
+KILL_GRACE = 0.05  # seconds between SIGTERM and SIGKILL
+
+STDLIB: tuple[str, ...] = tuple(sorted(set(sys.stdlib_module_names) | {"embed"}))
+ISOLATIONS = ("process", "bwrap")
+CONTRACT_NAMES: tuple[str, ...] = tuple(n.name for n in NAMES)
+
+
+class SandboxError(Exception):
+    """A fault of the grader or its installation, never of the student's code."""
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """A decoded value that is not plain: a subclass of a builtin or an unknown object."""
+
+    type: str
+    base: str | None
+    value: Any
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Raised:
+    """An exception raised by the student's code."""
+
+    type: str
+    builtin: tuple[str, ...]
+    message: str
+
+    def is_a(self, name: str) -> bool:
+        return name == self.type or name in self.builtin
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What importing the student module gave."""
+
+    ok: bool
+    names: dict[str, Any]
+    third_party: tuple[str, ...]
+    error: Raised | None
+    traceback: str
+    output: str
+    elapsed: float
+    detail: str = ""  # when the import timed out or the child died: a short reason
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of a contract function with plain arguments."""
+
+    id: int
+    fn: str
+    args: tuple[Any, ...]
+    count: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one call gave."""
+
+    id: int
+    fn: str
+    kind: str  # "returned" | "raised" | "timeout" | "crashed" | "skipped"
+    value: Any = None
+    raised: Raised | None = None
+    mutated: str | None = None
+    called: tuple[str, ...] = ()
+    mults: int | None = None
+    elapsed: float = 0.0
+    detail: str = ""
+
+
+# ---------------------------------------------------------------- encoding and decoding
+
+_NUMBERS = frozenset((float, int, bool))
+_FLOATS = {float}
+_BIG_ENDIAN = sys.byteorder == "big"
+PACK_FROM = 8  # lists of at least this many floats travel as packed doubles
+
+
+def pack(floats: list[float]) -> dict[str, str]:
+    """A list of floats as little-endian IEEE doubles in base64: fast and bit-exact."""
+    a = array.array("d", floats)
+    if _BIG_ENDIAN:
+        a.byteswap()
+    return {"$": "f64", "v": binascii.b2a_base64(a.tobytes(), newline=False).decode("ascii")}
+
+
+def unpack(text: str) -> list[float]:
+    a = array.array("d")
+    a.frombytes(binascii.a2b_base64(text))
+    if _BIG_ENDIAN:
+        a.byteswap()
+    return a.tolist()
+
+
+def _finite(values: list[Any]) -> bool:
+    try:
+        return all(map(math.isfinite, values))
+    except (OverflowError, TypeError):
+        return False
+
+
+def encode(value: Any) -> Any:
+    """Plain Python data to the protocol's JSON data (the input is left as it is)."""
+    t = type(value)
+    if t is float:
+        if math.isfinite(value):
+            return value
+        return {"$": "float", "v": "nan" if value != value else ("inf" if value > 0 else "-inf")}
+    if t is int or t is str or t is bool or value is None:
+        return value
+    if t is list:
+        kinds = set(map(type, value))
+        if len(value) >= PACK_FROM and kinds == _FLOATS:
+            return pack(value)
+        if kinds <= _NUMBERS and _finite(value):
+            return value
+        return [encode(v) for v in value]
+    if t is tuple:
+        return {"$": "tuple", "v": [encode(v) for v in value]}
+    if t is dict:
+        return {"$": "dict", "v": [[encode(k), encode(v)] for k, v in value.items()]}
+    raise ValueError("cannot send a %s to the child" % t.__name__)
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), allow_nan=False)
+
+
+def _tag(obj: dict[str, Any]) -> Any:
+    tag = obj.get("$")
+    if tag is None:
+        return obj
+    if tag == "f64":
+        return unpack(obj["v"])
+    if tag == "tuple":
+        return tuple(obj["v"])
+    if tag == "float":
+        return float(obj["v"])
+    if tag == "dict":
+        pairs = obj["v"]
+        try:
+            return {k: v for k, v in pairs}
+        except TypeError:
+            return Foreign("dict", "dict", [tuple(p) for p in pairs], "unhashable keys")
+    if tag == "sub":
+        return Foreign(str(obj["type"]), str(obj["base"]), obj["v"])
+    if tag == "obj":
+        return Foreign(str(obj["type"]), None, None)
+    if tag == "cut":
+        return Foreign(str(obj.get("type", "?")), None, None, str(obj.get("why", "")))
+    raise ValueError("unknown tag %r" % (tag,))
+
+
+def decode(line: bytes | str) -> Any:
+    """One protocol line to plain Python data."""
+    return json.loads(line, object_hook=_tag)
+
+
+def _raised(data: Any) -> Raised:
+    return Raised(str(data.get("type", "?")), tuple(str(n) for n in data.get("builtin", ())),
+                  str(data.get("message", "")))
+
+
+# ---------------------------------------------------------------- the pipe
+
+
+class _Died(Exception):
+    """The child closed its end of the protocol."""
+
+
+class _TooLarge(Exception):
+    """The child sent a line longer than MAX_LINE."""
+
+
+class _Pipe:
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        self.rfd = proc.stdout.fileno()
+        self.wfd = proc.stdin.fileno()
+        os.set_blocking(self.rfd, False)
+        os.set_blocking(self.wfd, False)
+        self.buf = bytearray()
+        self.scan = 0  # self.buf[:scan] holds no newline
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.rfd, selectors.EVENT_READ)
+
+    def close(self) -> None:
+        self.selector.close()
+
+    def _read(self) -> None:
+        try:
+            chunk = os.read(self.rfd, 1 << 20)
+        except BlockingIOError:
+            return
+        if not chunk:
+            raise _Died()
+        self.buf += chunk
+
+    def send(self, data: bytes, deadline: float) -> bool:
+        """Write data; False when the deadline passed first."""
+        view = memoryview(data)
+        self.selector.register(self.wfd, selectors.EVENT_WRITE)
+        try:
+            while view:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                for key, _ in self.selector.select(left):
+                    if key.fd == self.wfd:
+                        try:
+                            view = view[os.write(self.wfd, view):]
+                        except BlockingIOError:
+                            pass
+                        except (BrokenPipeError, ConnectionResetError):
+                            raise _Died() from None
+                    else:
+                        self._read()
+            return True
+        finally:
+            self.selector.unregister(self.wfd)
+
+    def line(self, deadline: float) -> bytes | None:
+        """The next line without its newline; None when the deadline passed first."""
+        while True:
+            at = self.buf.find(b"\n", self.scan)
+            if at >= 0:
+                out = bytes(self.buf[:at])
+                del self.buf[:at + 1]
+                self.scan = 0
+                return out
+            self.scan = len(self.buf)
+            if self.scan > MAX_LINE:
+                raise _TooLarge()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            if self.selector.select(left):
+                self._read()
+
+
+# ---------------------------------------------------------------- the sandbox
+
+
+def _status(code: int | None) -> str:
+    if code is None:
+        return "the child process stopped answering"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "signal %d" % -code
+        return "the child process was killed by %s" % name
+    return "the child process exited with status %d" % code
+
+
+class Sandbox:
+    """Runs one student module in a child process, call by call.
+
+    Use as a context manager: leaving it kills the child and removes its
+    temporary directory.  ``calls``, ``child_seconds`` and ``restarts`` count
+    what ``run`` did.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, python: str | None = None,
+                 timeout: float = 3.0, memory_mb: int = 1024, isolation: str = "process",
+                 names: Sequence[str] = CONTRACT_NAMES) -> None:
+        if isolation not in ISOLATIONS:
+            raise ValueError("isolation must be one of %s" % ", ".join(ISOLATIONS))
+        self.path = os.path.abspath(os.fspath(path))
+        self.python = python or sys.executable
+        self.timeout = float(timeout)
+        self.memory_mb = int(memory_mb)
+        self.isolation = isolation
+        self.names = tuple(names)
+        self.calls = 0
+        self.child_seconds = 0.0
+        self.restarts = 0
+        self.loaded: Loaded | None = None
+        self.python_version = ""
+        self._dead: dict[str, str] = {}  # function -> why its later calls are skipped
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pipe: _Pipe | None = None
+        self._tmp: str | None = None
+        self._command()  # fails early on an isolation that is not there
+        if not CHILD.is_file():
+            raise SandboxError("the child runner %s is missing" % CHILD)
+
+    # -- process handling
+
+    def _command(self) -> list[str]:
+        if self.isolation == "bwrap":
+            raise SandboxError("bubblewrap isolation is not available yet")
+        return [self.python, "-I", "-S", "-B", str(CHILD)]
+
+    def _start(self) -> None:
+        self._stop()
+        self._tmp = tempfile.mkdtemp(prefix="embed-grader-")
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self._tmp}
+        with open(os.path.join(self._tmp, "startup.txt"), "wb") as err:
+            try:
+                self._proc = subprocess.Popen(
+                    self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=err, cwd=self._tmp, env=env, close_fds=True,
+                    start_new_session=True, bufsize=0)
+            except OSError as exc:
+                self._stop()
+                raise SandboxError("cannot start %s: %s" % (self.python, exc)) from exc
+        self._pipe = _Pipe(self._proc)
+        try:
+            line = self._pipe.line(time.monotonic() + START_TIMEOUT)
+            hello = decode(line) if line is not None else None
+        except (_Died, _TooLarge, ValueError):
+            hello = None
+        if not isinstance(hello, dict) or hello.get("op") != "ready":
+            why = self._startup_error()
+            self._stop()
+            raise SandboxError("the child runner did not start with %s: %s" % (self.python, why))
+        self.python_version = str(hello.get("python", ""))
+
+    def _startup_error(self) -> str:
+        text = ""
+        if self._tmp is not None:
+            try:
+                with open(os.path.join(self._tmp, "startup.txt"), "rb") as f:
+                    text = f.read(2000).decode("utf-8", "replace").strip()
+            except OSError:
+                pass
+        return text.splitlines()[-1] if text else "no answer"
+
+    def _kill(self) -> int | None:
+        """Stop the child and everything it started; its exit status."""
+        proc = self._proc
+        if proc is None:
+            return None
+        for sig, wait in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, 5.0)):
+            try:
+                os.killpg(proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                proc.wait(wait)
+            except subprocess.TimeoutExpired:
+                pass
+        return proc.returncode
+
+    def _stop(self) -> None:
+        if self._pipe is not None:
+            self._pipe.close()
+            self._pipe = None
+        if self._proc is not None:
+            self._kill()
+            for stream in (self._proc.stdin, self._proc.stdout):
+                if stream is not None:
+                    try:
+                        stream.close()
+                    except OSError:
+                        pass
+            self._proc = None
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    def _died(self) -> str:
+        """Kill the child after it failed; a reason for people."""
+        proc = self._proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(0.2)
+            except subprocess.TimeoutExpired:
+                code = None
+        self._kill()
+        return _status(code)
+
+    def close(self) -> None:
+        if self._pipe is not None and self._proc is not None and self._proc.poll() is None:
+            try:
+                self._pipe.send(b'{"op":"bye"}\n', time.monotonic() + 0.2)
+                self._proc.wait(0.2)
+            except (_Died, subprocess.TimeoutExpired):
+                pass
+        self._stop()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self._stop()
+        except Exception:
+            pass
+
+    # -- loading
+
+    def _load_message(self) -> bytes:
+        functions = [n for n in self.names if not (n in BY_NAME and BY_NAME[n].is_constant)]
+        constants = [n for n in self.names if n in BY_NAME and BY_NAME[n].is_constant]
+        msg = {"op": "load", "path": self.path, "memory_mb": self.memory_mb,
+               "cpu_seconds": CPU_SECONDS, "fsize_mb": FSIZE_MB, "max_line": MAX_LINE,
+               "stdlib": list(STDLIB), "functions": functions, "constants": constants}
+        return (_dumps(msg) + "\n").encode()
+
+    def _output(self) -> str:
+        if self._tmp is None:
+            return ""
+        try:
+            with open(os.path.join(self._tmp, "output.txt"), "rb") as f:
+                data = f.read(MAX_OUTPUT * 4 + 1)
+                size = os.fstat(f.fileno()).st_size
+        except OSError:
+            return ""
+        text = data.decode("utf-8", "replace")
+        if len(text) > MAX_OUTPUT or size > len(data):
+            text = text[:MAX_OUTPUT] + "\n... (%d bytes in all)" % size
+        return text
+
+    def _load(self) -> Loaded:
+        self._start()
+        assert self._pipe is not None
+        missing = {n: "missing" for n in self.names}
+        start = time.monotonic()
+        deadline = start + self.timeout
+        try:
+            line = None
+            if self._pipe.send(self._load_message(), deadline):
+                line = self._pipe.line(deadline)
+            if line is None:
+                output = self._output()
+                self._kill()
+                return Loaded(False, missing, (), None, "", output, time.monotonic() - start,
+                              "importing the module did not finish within %g s" % self.timeout)
+            data = decode(line)
+        except (_Died, _TooLarge, ValueError, RecursionError):
+            output = self._output()
+            return Loaded(False, missing, (), None, "", output, time.monotonic() - start,
+                          "%s while importing the module" % self._died())
+        error = data.get("error")
+        names = dict(missing)
+        names.update(data.get("names") or {})
+        return Loaded(bool(data.get("ok")), names, tuple(data.get("third_party") or ()),
+                      _raised(error) if error else None, str(data.get("traceback", "")),
+                      self._output(), float(data.get("elapsed", 0.0)))
+
+    def load(self) -> Loaded:
+        """Start a child and import the module in it."""
+        self.loaded = self._load()
+        return self.loaded
+
+    # -- running
+
+    def run(self, calls: Sequence[Call]) -> list[Outcome]:
+        """Run calls in order; one Outcome per call."""
+        if self.loaded is None:
+            self.load()
+        loaded = self.loaded
+        assert loaded is not None
+        results: list[Outcome | None] = [None] * len(calls)
+        for i, c in enumerate(calls):
+            why = ""
+            if not loaded.ok:
+                why = "not run: the module did not load"
+            elif c.fn in self._dead:
+                why = self._dead[c.fn]
+            elif loaded.names.get(c.fn) != "function":
+                why = "not run: %s is %s" % (c.fn, loaded.names.get(c.fn, "not a contract name"))
+            if why:
+                results[i] = Outcome(c.id, c.fn, "skipped", detail=why)
+        todo = [i for i, r in enumerate(results) if r is None]
+        if todo:
+            if self._proc is None or self._proc.poll() is not None:
+                self._restart(results, todo, calls)
+                todo = [i for i in todo if results[i] is None]
+        if todo:
+            self._batch(calls, todo, results)
+        out = [r for r in results if r is not None]
+        assert len(out) == len(calls)
+        return out
+
+    def _pieces(self, calls: Sequence[Call],
+                todo: list[int]) -> tuple[dict[str, str], dict[int, tuple[str, list[str]]]]:
+        """The JSON text of shared values and of each call (with the values it uses)."""
+        seen: dict[int, int] = {}
+        for i in todo:
+            for a in calls[i].args:
+                if type(a) in (list, tuple, dict) and a:
+                    seen[id(a)] = seen.get(id(a), 0) + 1
+        refs: dict[int, str] = {}
+        values: dict[str, str] = {}
+        texts: dict[int, tuple[str, list[str]]] = {}
+        for i in todo:
+            c = calls[i]
+            args = []
+            used = []
+            for a in c.args:
+                if seen.get(id(a), 0) > 1:
+                    ref = refs.get(id(a))
+                    if ref is None:
+                        ref = refs[id(a)] = "v%d" % len(refs)
+                        values[ref] = _dumps(encode(a))
+                    args.append('{"$ref":"%s"}' % ref)
+                    used.append(ref)
+                else:
+                    args.append(_dumps(encode(a)))
+            text = '{"id":%d,"fn":%s,"args":[%s],"count":%s}' % (
+                i, _dumps(c.fn), ",".join(args), _dumps(list(c.count)))
+            texts[i] = (text, used)
+        return values, texts
+
+    def _batch(self, calls: Sequence[Call], todo: list[int],
+               results: list[Outcome | None]) -> None:
+        values, texts = self._pieces(calls, todo)
+        while todo:
+            refs = sorted({r for i in todo for r in texts[i][1]}, key=lambda r: int(r[1:]))
+            message = '{"op":"run","values":{%s},"calls":[%s]}\n' % (
+                ",".join('"%s":%s' % (r, values[r]) for r in refs),
+                ",".join(texts[i][0] for i in todo))
+            todo = self._exchange(message.encode(), calls, todo, results)
+
+    def _exchange(self, message: bytes, calls: Sequence[Call], todo: list[int],
+                  results: list[Outcome | None]) -> list[int]:
+        """Send one run message and read its answers; the calls still to run after a failure."""
+        pipe = self._pipe
+        assert pipe is not None
+        since = time.monotonic()
+        deadline = since + self.timeout
+        failed: Outcome | None = None
+        at = 0
+        try:
+            sent = pipe.send(message, deadline)
+            while at < len(todo):
+                i = todo[at]
+                c = calls[i]
+                line = pipe.line(deadline) if sent else None
+                if line is None:
+                    failed = Outcome(c.id, c.fn, "timeout", elapsed=time.monotonic() - since,
+                                     detail="no answer within %g s" % self.timeout)
+                    self._kill()
+                    break
+                try:
+                    data = decode(line)
+                except (ValueError, RecursionError):
+                    failed = Outcome(c.id, c.fn, "crashed", elapsed=time.monotonic() - since,
+                                     detail="the answer could not be read")
+                    self._kill()
+                    break
+                if not isinstance(data, dict) or data.get("id") != i:
+                    failed = Outcome(c.id, c.fn, "crashed", elapsed=time.monotonic() - since,
+                                     detail="the answer did not follow the protocol")
+                    self._kill()
+                    break
+                results[i] = self._outcome(c, data)
+                self.calls += 1
+                self.child_seconds += results[i].elapsed  # type: ignore[union-attr]
+                at += 1
+                since = time.monotonic()
+                deadline = since + self.timeout
+        except _Died:
+            c = calls[todo[at]]
+            failed = Outcome(c.id, c.fn, "crashed", elapsed=time.monotonic() - since,
+                             detail="%s during the call" % self._died())
+        except _TooLarge:
+            c = calls[todo[at]]
+            self._kill()
+            failed = Outcome(c.id, c.fn, "crashed", elapsed=time.monotonic() - since,
+                             detail="answer too large")
+        if failed is None:
+            return []
+        i = todo[at]
+        results[i] = failed
+        self.calls += 1
+        self.child_seconds += failed.elapsed
+        what = "timed out" if failed.kind == "timeout" else "crashed the child process"
+        self._dead[failed.fn] = "not run: an earlier call of %s %s" % (failed.fn, what)
+        rest = todo[at + 1:]
+        for j in rest:
+            if calls[j].fn in self._dead:
+                results[j] = Outcome(calls[j].id, calls[j].fn, "skipped",
+                                     detail=self._dead[calls[j].fn])
+        rest = [j for j in rest if results[j] is None]
+        if rest:
+            self._restart(results, rest, calls)
+        return [j for j in rest if results[j] is None]
+
+    def _restart(self, results: list[Outcome | None], rest: list[int],
+                 calls: Sequence[Call]) -> None:
+        """A new child with the module loaded again; on failure the rest is crashed."""
+        self.restarts += 1
+        again = self._load()
+        if again.ok:
+            return
+        self._stop()
+        reason = again.detail or (again.error.type if again.error else "it failed")
+        for j in rest:
+            results[j] = Outcome(calls[j].id, calls[j].fn, "crashed",
+                                 detail="the module could not be loaded again after a "
+                                        "restart: %s" % reason)
+
+    def _outcome(self, c: Call, data: dict[str, Any]) -> Outcome:
+        mults = data.get("mults")
+        common: dict[str, Any] = {
+            "mutated": data.get("mutated"),
+            "called": tuple(str(n) for n in data.get("called") or ()),
+            "mults": int(mults) if mults is not None else None,
+            "elapsed": float(data.get("elapsed", 0.0)),
+        }
+        if data.get("ok"):
+            return Outcome(c.id, c.fn, "returned", value=data.get("value"), **common)
+        return Outcome(c.id, c.fn, "raised", raised=_raised(data.get("raised") or {}), **common)

@@ -1,0 +1,504 @@
+"""The sandbox: a child process that runs a student module and answers in plain JSON."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.sandbox import (
+    CHILD,
+    Call,
+    Foreign,
+    Loaded,
+    Outcome,
+    Raised,
+    Sandbox,
+    SandboxError,
+    decode,
+    encode,
+)
+
+PY38 = "/root/.pyenv/versions/3.8.18/bin/python3.8"
+
+BASIC = """
+import math
+
+VOCAB = 512
+DIM = 64
+SEED = 20260917
+
+
+class MyFloat(float):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = float.__hash__
+
+    def __repr__(self):
+        raise RuntimeError("repr must not be called")
+
+
+class MyList(list):
+    def __iter__(self):
+        raise RuntimeError("iter must not be called")
+
+    def __len__(self):
+        raise RuntimeError("len must not be called")
+
+
+class Thing:
+    def __repr__(self):
+        raise RuntimeError("repr must not be called")
+
+
+class TokenError(IndexError):
+    pass
+
+
+def shape(matrix):
+    return (len(matrix), len(matrix[0]) if matrix else 0)
+
+
+def dot(a, b):
+    return sum(x * y for x, y in zip(a, b))
+
+
+def norm(vec):
+    return math.sqrt(dot(vec, vec))
+
+
+def cosine(a, b):
+    return dot(a, b) / (norm(a) * norm(b))
+
+
+def one_hot(token_id, vocab):
+    v = [0.0] * vocab
+    v[token_id] = 1.0
+    return v
+
+
+def row_times_matrix(vec, matrix):
+    return [sum(vec[r] * matrix[r][c] for r in range(len(matrix)))
+            for c in range(len(matrix[0]))]
+
+
+def lookup(table, ids):
+    for i in ids:
+        if not 0 <= i < len(table):
+            raise TokenError("token %d is not in the table" % i)
+    return [table[i] for i in ids]
+
+
+def lookup_via_one_hot(table, ids):
+    return [row_times_matrix(one_hot(i, len(table)), table) for i in ids]
+
+
+def stretch(table, token_id, factor):
+    table[token_id][1] = table[token_id][1] * factor
+    return table
+
+
+def echo(x):
+    return x
+
+
+def special(which):
+    return {
+        "tuple": (1, 2.5, "x"),
+        "nan": float("nan"),
+        "inf": [float("inf"), float("-inf")],
+        "negzero": -0.0,
+        "dict": {"a": 1, (1, 2): [3]},
+        "myfloat": MyFloat(1.5),
+        "mylist": MyList([1, 2]),
+        "thing": Thing(),
+        "deep": [[[[[[[[[[1]]]]]]]]]],
+        "bool": [True, False, None],
+        "big": 10 ** 5000,
+        "gen": (i for i in range(3)),
+    }[which]
+
+
+def exit_now():
+    raise SystemExit(3)
+
+
+def die():
+    import os
+    os._exit(7)
+
+
+def hang():
+    while True:
+        pass
+
+
+def hog():
+    return [0] * 10 ** 10
+
+
+def hog_bytes():
+    return len(bytearray(600 * 2 ** 20))
+
+
+def bad_message():
+    class Weird(Exception):
+        def __str__(self):
+            raise ValueError("no")
+    raise Weird()
+
+
+def noisy():
+    print('{"id": 0, "ok": true, "value": 42}')
+    import sys
+    sys.stdout.flush()
+    sys.stderr.write('{"op": "loaded"}\\n')
+    return 1
+
+
+def keep(x):
+    x.append(99)
+    return len(x)
+"""
+
+FUNCS = ("shape", "dot", "norm", "cosine", "one_hot", "row_times_matrix", "lookup",
+         "lookup_via_one_hot", "stretch", "echo", "special", "exit_now", "die", "hang",
+         "hog", "hog_bytes", "bad_message", "noisy", "keep")
+NAMES = ("VOCAB", "DIM", "SEED", *FUNCS, "missing_fn")
+
+
+def write(tmp_path: Path, source: str, name: str = "embed.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+@pytest.fixture(scope="module")
+def basic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write(tmp_path_factory.mktemp("basic"), BASIC)
+
+
+@pytest.fixture(scope="module")
+def box(basic: Path):
+    with Sandbox(basic, names=NAMES, timeout=2.0) as sb:
+        loaded = sb.load()
+        assert loaded.ok, loaded.traceback
+        yield sb
+
+
+def one(sb: Sandbox, fn: str, *args: object, count: tuple[int, ...] = ()) -> Outcome:
+    [out] = sb.run([Call(0, fn, tuple(args), count)])
+    return out
+
+
+# ---------------------------------------------------------------- loading
+
+
+def test_load_reports_names_and_constants(box: Sandbox) -> None:
+    loaded = box.loaded
+    assert isinstance(loaded, Loaded)
+    assert loaded.names["VOCAB"] == 512 and loaded.names["SEED"] == 20260917
+    assert loaded.names["dot"] == "function"
+    assert loaded.names["missing_fn"] == "missing"
+    assert loaded.third_party == ()
+    assert loaded.error is None and loaded.elapsed >= 0
+
+
+def test_missing_and_not_callable(tmp_path: Path) -> None:
+    path = write(tmp_path, "VOCAB = 512\nDIM = 'sixty-four'\ndot = 3\n")
+    with Sandbox(path, names=("VOCAB", "DIM", "SEED", "dot", "norm")) as sb:
+        loaded = sb.load()
+        assert loaded.ok
+        assert loaded.names == {"VOCAB": 512, "DIM": "sixty-four", "SEED": "missing",
+                                "dot": "not callable", "norm": "missing"}
+        out = sb.run([Call(1, "norm", ([1.0],)), Call(2, "dot", ([1.0], [1.0]))])
+        assert [o.kind for o in out] == ["skipped", "skipped"]
+        assert "missing" in out[0].detail and "not callable" in out[1].detail
+
+
+def test_import_crash(tmp_path: Path) -> None:
+    path = write(tmp_path, """
+        def dot(a, b):
+            return 0.0
+
+        print("starting")
+        x = 1 / 0
+    """)
+    with Sandbox(path) as sb:
+        loaded = sb.load()
+        assert not loaded.ok
+        assert loaded.error is not None and loaded.error.type == "ZeroDivisionError"
+        assert loaded.error.is_a("ArithmeticError")
+        assert "x = 1 / 0" in loaded.traceback and "_child" not in loaded.traceback
+        assert loaded.output.strip() == "starting"
+        [out] = sb.run([Call(1, "dot", ([1.0], [1.0]))])
+        assert out.kind == "skipped"
+
+
+def test_syntax_error(tmp_path: Path) -> None:
+    path = write(tmp_path, "def dot(a, b)\n    return 0\n")
+    with Sandbox(path) as sb:
+        loaded = sb.load()
+        assert not loaded.ok and loaded.error is not None
+        assert loaded.error.type == "SyntaxError"
+        assert "SyntaxError" in loaded.traceback
+
+
+def test_import_time_exit_and_hang(tmp_path: Path) -> None:
+    path = write(tmp_path, "import sys\nsys.exit(2)\n")
+    with Sandbox(path) as sb:
+        loaded = sb.load()
+        assert not loaded.ok and loaded.error is not None and loaded.error.type == "SystemExit"
+    path = write(tmp_path, "import os\nos._exit(0)\n", "dies.py")
+    with Sandbox(path) as sb:
+        loaded = sb.load()
+        assert not loaded.ok and "exited with status 0" in loaded.detail
+    path = write(tmp_path, "while True:\n    pass\n", "hangs.py")
+    start = time.monotonic()
+    with Sandbox(path, timeout=0.5) as sb:
+        loaded = sb.load()
+        assert not loaded.ok and "did not finish" in loaded.detail
+    assert time.monotonic() - start < 3
+
+
+def test_third_party_placeholder(tmp_path: Path) -> None:
+    path = write(tmp_path, """
+        import json
+        import numpy as np
+        from grader import sandbox
+        import numpy.linalg
+
+        def dot(a, b):
+            return float(np.dot(a, b))
+
+        def norm(vec):
+            return json.dumps(vec)
+    """)
+    with Sandbox(path) as sb:
+        loaded = sb.load()
+        assert loaded.ok, loaded.traceback
+        assert loaded.third_party == ("numpy", "grader")
+        dot, norm = sb.run([Call(1, "dot", ([1.0], [2.0])), Call(2, "norm", ([1.0],))])
+        assert dot.kind == "raised" and dot.raised is not None
+        assert dot.raised.type == "ImportError"
+        assert dot.raised.message == ("numpy is not available: the exercise allows the "
+                                      "standard library only")
+        assert norm.kind == "returned" and norm.value == "[1.0]"
+
+
+def test_third_party_used_at_import(tmp_path: Path) -> None:
+    path = write(tmp_path, "import numpy as np\nPI = np.pi * 2\n")
+    with Sandbox(path) as sb:
+        loaded = sb.load()
+        assert not loaded.ok and loaded.error is not None
+        assert loaded.error.type == "ImportError" and loaded.third_party == ("numpy",)
+
+
+# ---------------------------------------------------------------- answers
+
+
+def test_plain_values(box: Sandbox) -> None:
+    out = box.run([
+        Call(1, "dot", ([1.0, 2.0], [3.0, 4.0])),
+        Call(2, "shape", ([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],)),
+        Call(3, "special", ("tuple",)),
+        Call(4, "special", ("nan",)),
+        Call(5, "special", ("inf",)),
+        Call(6, "special", ("negzero",)),
+        Call(7, "special", ("dict",)),
+        Call(8, "special", ("bool",)),
+        Call(9, "echo", ([0.1 * i for i in range(20)] + [float("nan"), -0.0],)),
+    ])
+    assert [o.id for o in out] == list(range(1, 10))
+    assert all(o.kind == "returned" for o in out), out
+    assert out[0].value == 11.0
+    assert out[1].value == (3, 2) and type(out[1].value) is tuple
+    assert out[2].value == (1, 2.5, "x")
+    assert math.isnan(out[3].value)
+    assert out[4].value == [math.inf, -math.inf]
+    assert out[5].value == 0.0 and math.copysign(1.0, out[5].value) == -1.0
+    assert out[6].value == {"a": 1, (1, 2): [3]}
+    assert out[7].value == [True, False, None] and type(out[7].value[0]) is bool
+    packed = out[8].value
+    assert packed[:20] == [0.1 * i for i in range(20)] and math.isnan(packed[20])
+    assert math.copysign(1.0, packed[21]) == -1.0
+
+
+def test_foreign_values_never_touch_student_methods(box: Sandbox) -> None:
+    out = box.run([Call(i, "special", (w,)) for i, w in enumerate(
+        ["myfloat", "mylist", "thing", "deep", "big", "gen"])])
+    assert all(o.kind == "returned" for o in out), out
+    myfloat, mylist, thing, deep, big, gen = (o.value for o in out)
+    assert myfloat == Foreign("MyFloat", "float", 1.5)
+    assert type(myfloat.value) is float
+    assert myfloat != Foreign("MyFloat", "float", 2.5)  # the student's __eq__ is not here
+    assert mylist == Foreign("MyList", "list", [1, 2])
+    assert thing == Foreign("Thing", None, None)
+    assert isinstance(deep[0][0][0][0][0][0][0][0], Foreign)
+    assert deep[0][0][0][0][0][0][0][0].why == "too deep"
+    assert big == Foreign("int", None, None, "too large")
+    assert gen == Foreign("generator", None, None)
+
+
+def test_raised(box: Sandbox) -> None:
+    lookup, exit_now, weird = box.run([
+        Call(1, "lookup", ([[1.0], [2.0]], [0, 5])),
+        Call(2, "exit_now", ()),
+        Call(3, "bad_message", ()),
+    ])
+    assert lookup.kind == "raised" and lookup.raised is not None
+    assert lookup.raised == Raised("TokenError", ("IndexError", "LookupError", "Exception",
+                                                  "BaseException"), "token 5 is not in the table")
+    assert lookup.raised.is_a("IndexError") and not lookup.raised.is_a("ValueError")
+    assert exit_now.kind == "raised" and exit_now.raised is not None
+    assert exit_now.raised.type == "SystemExit" and exit_now.raised.message == "3"
+    assert weird.kind == "raised" and weird.raised is not None
+    assert weird.raised.type == "Weird" and weird.raised.message == ""
+
+
+def test_printing_cannot_reach_the_protocol(box: Sandbox) -> None:
+    noisy, dot = box.run([Call(1, "noisy", ()), Call(2, "dot", ([1.0], [2.0]))])
+    assert noisy.kind == "returned" and noisy.value == 1
+    assert dot.value == 2.0
+
+
+def test_mutation_is_found(box: Sandbox) -> None:
+    table = [[1.0, 2.0], [3.0, 4.0]]
+    stretch, keep, lookup = box.run([
+        Call(1, "stretch", (table, 1, 3.0)),
+        Call(2, "keep", ([1, 2],)),
+        Call(3, "lookup", (table, [1])),
+    ])
+    assert stretch.mutated == "args[0][1][1]"
+    assert stretch.value == [[1.0, 2.0], [3.0, 12.0]]
+    assert table == [[1.0, 2.0], [3.0, 4.0]]  # the parent's value is never touched
+    assert keep.mutated == "args[0]"
+    assert lookup.mutated is None and lookup.value == [[3.0, 4.0]]
+    negzero = box.run([Call(4, "stretch", ([[0.0, 0.0]], 0, -1.0))])[0]
+    assert negzero.mutated == "args[0][0][1]"  # 0.0 became -0.0: equal, yet changed
+
+
+def test_shared_values_are_fresh_per_call(box: Sandbox) -> None:
+    table = [[float(r * 10 + c) for c in range(10)] for r in range(20)]
+    calls = [Call(1, "stretch", (table, 2, 2.0)), Call(2, "lookup", (table, [2])),
+             Call(3, "stretch", (table, 2, 2.0))]
+    first, second, third = box.run(calls)
+    assert first.mutated == "args[0][2][1]"
+    assert second.value == [table[2]] and second.mutated is None
+    assert third.value == first.value
+
+
+def test_mults_count_real_multiplications(box: Sandbox) -> None:
+    table = [[0.5 * (r + c) for c in range(4)] for r in range(6)]
+    via, plain, unc = box.run([
+        Call(1, "lookup_via_one_hot", (table, [1, 2]), count=(0,)),
+        Call(2, "lookup", (table, [1, 2]), count=(0,)),
+        Call(3, "lookup", (table, [1, 2])),
+    ])
+    assert via.mults == 2 * 6 * 4  # 0.0 * counted goes through __rmul__ too
+    assert via.value == [table[1], table[2]] and via.mutated is None
+    assert via.called == ("one_hot", "row_times_matrix")
+    assert plain.mults == 0 and plain.value == [table[1], table[2]]
+    assert all(type(x) is float for row in plain.value for x in row)
+    assert unc.mults is None
+
+
+def test_called_is_traced(box: Sandbox) -> None:
+    [cos] = box.run([Call(1, "cosine", ([1.0, 0.0], [1.0, 1.0]))])
+    assert cos.called == ("dot", "norm")
+    assert abs(cos.value - math.sqrt(0.5)) < 1e-12
+
+
+def test_memory_exhaustion_is_an_exception(basic: Path) -> None:
+    with Sandbox(basic, names=NAMES, memory_mb=256) as sb:
+        sb.load()
+        hog, hog_bytes, dot = sb.run([Call(1, "hog", ()), Call(2, "hog_bytes", ()),
+                                      Call(3, "dot", ([1.0], [1.0]))])
+        assert hog.kind == "raised" and hog.raised is not None
+        assert hog.raised.type == "MemoryError"
+        assert hog_bytes.kind == "raised" and hog_bytes.raised is not None
+        assert hog_bytes.raised.type == "MemoryError"
+        assert dot.value == 1.0 and sb.restarts == 0
+
+
+# ---------------------------------------------------------------- failures and restarts
+
+
+def test_crash_and_hang_cost_one_call_each(basic: Path) -> None:
+    start = time.monotonic()
+    with Sandbox(basic, names=NAMES, timeout=0.5) as sb:
+        sb.load()
+        calls = [Call(1, "dot", ([1.0], [2.0])), Call(2, "die", ()), Call(3, "die", ()),
+                 Call(4, "norm", ([3.0, 4.0],)), Call(5, "hang", ()), Call(6, "hang", ()),
+                 Call(7, "dot", ([2.0], [2.0]))]
+        out = sb.run(calls)
+        assert [o.id for o in out] == [1, 2, 3, 4, 5, 6, 7]
+        assert [o.kind for o in out] == ["returned", "crashed", "skipped", "returned",
+                                         "timeout", "skipped", "returned"]
+        assert "exited with status 7" in out[1].detail
+        assert "die" in out[2].detail and "crashed" in out[2].detail
+        assert out[3].value == 5.0 and out[6].value == 4.0
+        assert "0.5 s" in out[4].detail
+        assert sb.restarts == 2 and sb.calls == 5
+        later = sb.run([Call(8, "hang", ()), Call(9, "dot", ([1.0], [1.0]))])
+        assert [o.kind for o in later] == ["skipped", "returned"]
+    assert time.monotonic() - start < 4
+
+
+def test_answer_protocol_helpers() -> None:
+    value = [1.5, (2, [3.0]), {"k": float("nan")}, None, True, "s", [0.25] * 9]
+    text = __import__("json").dumps(encode(value), allow_nan=False)
+    back = decode(text)
+    assert back[:2] == [1.5, (2, [3.0])] and math.isnan(back[2]["k"])
+    assert back[3:] == [None, True, "s", [0.25] * 9]
+    with pytest.raises(ValueError):
+        encode({1, 2})
+
+
+def test_grader_faults(basic: Path) -> None:
+    with pytest.raises(SandboxError):
+        Sandbox(basic, isolation="bwrap")
+    with pytest.raises(SandboxError):
+        Sandbox(basic, python="/nonexistent/python3").load()
+    assert CHILD.is_file()
+
+
+def test_temporary_directory_is_removed(basic: Path) -> None:
+    with Sandbox(basic, names=NAMES) as sb:
+        sb.load()
+        tmp = sb._tmp
+        assert tmp is not None and os.path.isdir(tmp)
+        pid = sb._proc.pid if sb._proc else 0
+    assert not os.path.exists(tmp)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+@pytest.mark.skipif(not os.path.exists(PY38), reason="no Python 3.8 here")
+def test_python38(basic: Path) -> None:
+    with Sandbox(basic, python=PY38, names=NAMES, timeout=1.0) as sb:
+        loaded = sb.load()
+        assert loaded.ok, loaded.traceback
+        assert sb.python_version.startswith("3.8.")
+        out = sb.run([Call(1, "special", ("myfloat",)), Call(2, "cosine", ([1.0], [2.0])),
+                      Call(3, "lookup_via_one_hot", ([[1.0, 2.0], [3.0, 4.0]], [1]), (0,)),
+                      Call(4, "hog", ())])
+        assert out[0].value == Foreign("MyFloat", "float", 1.5)
+        assert out[1].value == 1.0 and out[1].called == ("dot", "norm")
+        assert out[2].mults == 4 and out[2].value == [[3.0, 4.0]]
+        assert out[3].raised is not None and out[3].raised.type == "MemoryError"
+
+
+def test_speed(box: Sandbox) -> None:
+    start = time.perf_counter()
+    out = box.run([Call(i, "dot", ([1.0, 2.0], [3.0, 4.0])) for i in range(300)])
+    elapsed = time.perf_counter() - start
+    assert all(o.value == 11.0 for o in out)
+    assert elapsed < 0.5, elapsed
+    assert sys.version_info >= (3, 10)
