@@ -1,0 +1,74 @@
+"""Development tasks: ``nox -s tests``, ``nox -s lint``, ``nox -s typing``, ``nox -s reference``.
+
+With no ``-s``, nox runs tests, lint and typing.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.sessions = ["tests", "lint", "typing"]
+# A Python that is not installed skips its session instead of failing it, also
+# with CI set (where nox would otherwise count a missing interpreter as an error).
+nox.options.error_on_missing_interpreters = False
+
+# The reference embed.py must run unchanged on every one of these.
+REFERENCE_PYTHONS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"]
+
+
+def _put_pyenv_pythons_on_path() -> None:
+    """Let ``python3.X`` find pyenv's installed versions, not only the active one.
+
+    pyenv's shims answer for every version it has ever installed but fail for
+    the versions that are not active, so the real ``bin`` folders go first.
+    """
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    found = sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin")))
+    if found:
+        os.environ["PATH"] = os.pathsep.join(found + [os.environ.get("PATH", "")])
+
+
+def _runs(command: str) -> bool:
+    try:
+        result = subprocess.run([command, "-c", "pass"], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return result.returncode == 0
+
+
+_put_pyenv_pythons_on_path()
+INSTALLED_REFERENCE_PYTHONS = [v for v in REFERENCE_PYTHONS if _runs("python" + v)]
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Install the project with its test extra and run the whole test suite."""
+    session.install(".[test]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Lint and check the formatting with ruff."""
+    session.install("ruff")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typing(session: nox.Session) -> None:
+    """Type-check the grader package with mypy."""
+    session.install("mypy", ".")
+    session.run("mypy", "grader")
+
+
+@nox.session(python=INSTALLED_REFERENCE_PYTHONS or REFERENCE_PYTHONS)
+def reference(session: nox.Session) -> None:
+    """Run the tests of the reference embed.py on every installed Python 3.8-3.13."""
+    session.install("pytest")
+    session.run("pytest", "tests/test_reference.py", *session.posargs)
