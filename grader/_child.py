@@ -165,7 +165,7 @@ class Encoder(object):
         elif base is list:
             v = self.sequence(x, list.copy(x), depth)
         elif base is tuple:
-            v = self.sequence(x, list(tuple.__iter__(x)), depth)
+            v = self.sequence(x, tuple(tuple.__iter__(x)), depth)
             if type(v) is list:
                 v = {"$": "tuple", "v": v}
         else:

@@ -52,6 +52,10 @@ class MyList(list):
         raise RuntimeError("len must not be called")
 
 
+class MyTuple(tuple):
+    pass
+
+
 class Thing:
     def __repr__(self):
         raise RuntimeError("repr must not be called")
@@ -122,6 +126,7 @@ def special(which):
         "bool": [True, False, None],
         "big": 10 ** 5000,
         "gen": (i for i in range(3)),
+        "mytuple": MyTuple([0.5] * 10),
     }[which]
 
 
@@ -332,9 +337,9 @@ def test_plain_values(box: Sandbox) -> None:
 
 def test_foreign_values_never_touch_student_methods(box: Sandbox) -> None:
     out = box.run([Call(i, "special", (w,)) for i, w in enumerate(
-        ["myfloat", "mylist", "thing", "deep", "big", "gen"])])
+        ["myfloat", "mylist", "thing", "deep", "big", "gen", "mytuple"])])
     assert all(o.kind == "returned" for o in out), out
-    myfloat, mylist, thing, deep, big, gen = (o.value for o in out)
+    myfloat, mylist, thing, deep, big, gen, mytuple = (o.value for o in out)
     assert myfloat == Foreign("MyFloat", "float", 1.5)
     assert type(myfloat.value) is float
     assert myfloat != Foreign("MyFloat", "float", 2.5)  # the student's __eq__ is not here
@@ -344,6 +349,7 @@ def test_foreign_values_never_touch_student_methods(box: Sandbox) -> None:
     assert deep[0][0][0][0][0][0][0][0].why == "too deep"
     assert big == Foreign("int", None, None, "too large")
     assert gen == Foreign("generator", None, None)
+    assert mytuple == Foreign("MyTuple", "tuple", (0.5,) * 10)
 
 
 def test_raised(box: Sandbox) -> None:
