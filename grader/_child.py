@@ -112,6 +112,19 @@ def unpack(text):
     return a.tolist()
 
 
+def pack_rows(rows, cols):
+    """A table of floats (exact lists of one width) as one run of packed doubles."""
+    packed = pack(_chain(rows))
+    packed["$"] = "f64rows"
+    packed["cols"] = cols
+    return packed
+
+
+def unpack_rows(text, cols):
+    flat = unpack(text)
+    return [flat[i:i + cols] for i in range(0, len(flat), cols)]
+
+
 def _finite(values):
     try:
         return all(map(math.isfinite, values))
@@ -185,6 +198,13 @@ class Encoder(object):
         kinds = set(map(type, items))
         if n >= PACK_FROM and type(items) is list and kinds <= _PACKABLE:
             return pack(items)
+        if kinds == _ONLY_LISTS and type(items) is list and depth + 1 < MAX_DEPTH:
+            widths = set(map(len, items))
+            cols = widths.pop() if len(widths) == 1 else 0
+            if cols and cols * n >= PACK_FROM and cols * n <= self.left \
+                    and set(map(type, _chain(items))) <= _PACKABLE:
+                self.left -= cols * n
+                return pack_rows(items, cols)
         if kinds <= _FLOATISH and _finite(items):
             return items if type(items) is list else list(items)
         enc = self.encode
@@ -248,6 +268,8 @@ def _hook(obj):
         return tuple(obj["v"])
     if tag == "f64":
         return unpack(obj["v"])
+    if tag == "f64rows":
+        return unpack_rows(obj["v"], int(obj["cols"]))
     if tag == "float":
         return float(obj["v"])
     if tag == "dict":

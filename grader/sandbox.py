@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import array
 import binascii
+import itertools
 import json
 import math
 import os
@@ -21,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -113,16 +114,25 @@ class Outcome:
 
 _NUMBERS = frozenset((float, int, bool))
 _FLOATS = {float}
+_LISTS = {list}
 _BIG_ENDIAN = sys.byteorder == "big"
 PACK_FROM = 8  # lists of at least this many floats travel as packed doubles
 
 
-def pack(floats: list[float]) -> dict[str, str]:
+def pack(floats: Iterable[float]) -> dict[str, Any]:
     """A list of floats as little-endian IEEE doubles in base64: fast and bit-exact."""
     a = array.array("d", floats)
     if _BIG_ENDIAN:
         a.byteswap()
     return {"$": "f64", "v": binascii.b2a_base64(a.tobytes(), newline=False).decode("ascii")}
+
+
+def pack_rows(rows: list[list[float]], cols: int) -> dict[str, Any]:
+    """A table of floats (rows of one width) as one run of packed doubles."""
+    packed = pack(itertools.chain.from_iterable(rows))
+    packed["$"] = "f64rows"
+    packed["cols"] = cols
+    return packed
 
 
 def unpack(text: str) -> list[float]:
@@ -131,6 +141,11 @@ def unpack(text: str) -> list[float]:
     if _BIG_ENDIAN:
         a.byteswap()
     return a.tolist()
+
+
+def unpack_rows(text: str, cols: int) -> list[list[float]]:
+    flat = unpack(text)
+    return [flat[i:i + cols] for i in range(0, len(flat), cols)]
 
 
 def _finite(values: list[Any]) -> bool:
@@ -153,6 +168,12 @@ def encode(value: Any) -> Any:
         kinds = set(map(type, value))
         if len(value) >= PACK_FROM and kinds == _FLOATS:
             return pack(value)
+        if kinds == _LISTS:
+            widths = set(map(len, value))
+            cols = widths.pop() if len(widths) == 1 else 0
+            if (cols and cols * len(value) >= PACK_FROM
+                    and set(map(type, itertools.chain.from_iterable(value))) == _FLOATS):
+                return pack_rows(value, cols)
         if kinds <= _NUMBERS and _finite(value):
             return value
         return [encode(v) for v in value]
@@ -173,6 +194,8 @@ def _tag(obj: dict[str, Any]) -> Any:
         return obj
     if tag == "f64":
         return unpack(obj["v"])
+    if tag == "f64rows":
+        return unpack_rows(obj["v"], int(obj["cols"]))
     if tag == "tuple":
         return tuple(obj["v"])
     if tag == "float":

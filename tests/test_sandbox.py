@@ -333,6 +333,13 @@ def test_plain_values(box: Sandbox) -> None:
     packed = out[8].value
     assert packed[:20] == [0.1 * i for i in range(20)] and math.isnan(packed[20])
     assert math.copysign(1.0, packed[21]) == -1.0
+    table = [[0.5, -0.0, float("nan")], [1e300, float("-inf"), 2.0 ** -1074]] * 3
+    [back] = box.run([Call(10, "echo", (table,))])
+    assert back.value[1::2] == [table[1]] * 3
+    assert [math.copysign(1.0, r[1]) for r in back.value[::2]] == [-1.0] * 3
+    assert all(math.isnan(r[2]) for r in back.value[::2])
+    ragged = [[1.0, 2.0, 3.0, 4.0, 5.0], [1.0, 2.0, 3.0, 4.0], [0.5] * 9, [1, 2.0]]
+    assert box.run([Call(11, "echo", (ragged,))])[0].value == ragged
 
 
 def test_foreign_values_never_touch_student_methods(box: Sandbox) -> None:
@@ -463,6 +470,9 @@ def test_answer_protocol_helpers() -> None:
     back = decode(text)
     assert back[:2] == [1.5, (2, [3.0])] and math.isnan(back[2]["k"])
     assert back[3:] == [None, True, "s", [0.25] * 9]
+    table = [[float(r * c) for c in range(3)] for r in range(4)]
+    packed = encode(table)
+    assert packed["$"] == "f64rows" and decode(__import__("json").dumps(packed)) == table
     with pytest.raises(ValueError):
         encode({1, 2})
 
