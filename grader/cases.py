@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import random
+
 from grader import oracle
 from grader.contract import CONSTANTS
 
@@ -63,8 +64,9 @@ def ids_for(rng: random.Random, vocab: int, n: int) -> list[int]:
 
 def out_of_range_ids(rng: random.Random, vocab: int) -> list[int]:
     """Ids just outside the vocabulary: V, -1, -V, and a few further out."""
-    return sorted({vocab, -1, -vocab, vocab + rng.randint(1, 5), -rng.randint(2, vocab + 3)},
-                  key=abs)
+    return sorted(
+        {vocab, -1, -vocab, vocab + rng.randint(1, 5), -rng.randint(2, vocab + 3)}, key=abs
+    )
 
 
 def tie_table(rng: random.Random, rows: int, cells: int) -> tuple[Table, int]:

@@ -85,12 +85,14 @@ class Check:
 CHECKS: list[Check] = []
 
 
-def check(function: str, name: str, weight: int = 1, advisory: bool = False) -> Callable[
-        [Callable[[random.Random], list[Case]]], Callable[[random.Random], list[Case]]]:
+def check(
+    function: str, name: str, weight: int = 1, advisory: bool = False
+) -> Callable[[Callable[[random.Random], list[Case]]], Callable[[random.Random], list[Case]]]:
     """Register the decorated case builder as the check ``function.name``."""
 
-    def register(build: Callable[[random.Random], list[Case]]) -> Callable[
-            [random.Random], list[Case]]:
+    def register(
+        build: Callable[[random.Random], list[Case]],
+    ) -> Callable[[random.Random], list[Case]]:
         CHECKS.append(Check("%s.%s" % (function, name), function, build, weight, advisory))
         return build
 
@@ -108,8 +110,14 @@ def ret(fn: str, args: tuple[Any, ...], value: Any, scale: Any = None) -> Case:
 def _make_table(rng: random.Random) -> list[Case]:
     seeds = [0, rng.randrange(10**6), rng.randrange(10**9), -rng.randrange(1, 10**4)]
     shapes = [(1, 1), (2, 3), (3, 2), (0, 4), (3, 0), (rng.randint(4, 9), rng.randint(2, 7))]
-    out = [ret("make_table", (v, d, seeds[i % len(seeds)]),
-               oracle.make_table(v, d, seeds[i % len(seeds)])) for i, (v, d) in enumerate(shapes)]
+    out = [
+        ret(
+            "make_table",
+            (v, d, seeds[i % len(seeds)]),
+            oracle.make_table(v, d, seeds[i % len(seeds)]),
+        )
+        for i, (v, d) in enumerate(shapes)
+    ]
     out.append(ret("make_table", (gen.REAL[0], gen.REAL[1], CONSTANTS["SEED"]), gen.real_table()))
     return out
 
@@ -192,8 +200,14 @@ def _rtm(rng: random.Random) -> list[Case]:
     out = []
     for t in _tables(rng):
         vec = gen.vector(rng, len(t))
-        out.append(ret("row_times_matrix", (vec, t), oracle.row_times_matrix(vec, t),
-                       oracle.row_times_matrix_scale(vec, t)))
+        out.append(
+            ret(
+                "row_times_matrix",
+                (vec, t),
+                oracle.row_times_matrix(vec, t),
+                oracle.row_times_matrix_scale(vec, t),
+            )
+        )
     t = _tables(rng)[4]
     zero = [0.0] * len(t)
     out.insert(1, ret("row_times_matrix", (zero, t), oracle.row_times_matrix(zero, t)))
@@ -231,8 +245,10 @@ def _lvoh_mults(rng: random.Random) -> list[Case]:
 @check("lookup_via_one_hot", "out_of_range", advisory=True)
 def _lvoh_oor(rng: random.Random) -> list[Case]:
     t = gen.table(rng, 3, 2)
-    return [Case("lookup_via_one_hot", (t, [bad]), Open("an id outside the vocabulary"))
-            for bad in (3, -1)]
+    return [
+        Case("lookup_via_one_hot", (t, [bad]), Open("an id outside the vocabulary"))
+        for bad in (3, -1)
+    ]
 
 
 @check("one_hot_mults", "values")
@@ -250,8 +266,9 @@ def _logits(rng: random.Random) -> list[Case]:
     out = []
     for t in _tables(rng):
         hidden = gen.vector(rng, len(t[0]))
-        out.append(ret("logits", (t, hidden), oracle.logits(t, hidden),
-                       oracle.logits_scale(t, hidden)))
+        out.append(
+            ret("logits", (t, hidden), oracle.logits(t, hidden), oracle.logits_scale(t, hidden))
+        )
     t = _tables(rng)[4]
     own = list(t[rng.randrange(len(t))])
     out.insert(2, ret("logits", (t, own), oracle.logits(t, own), oracle.logits_scale(t, own)))
@@ -259,8 +276,9 @@ def _logits(rng: random.Random) -> list[Case]:
     out.insert(3, ret("logits", (t, zero), oracle.logits(t, zero)))
     real = gen.real_table()
     probe = list(real[137])
-    out.append(ret("logits", (real, probe), oracle.logits(real, probe),
-                   oracle.logits_scale(real, probe)))
+    out.append(
+        ret("logits", (real, probe), oracle.logits(real, probe), oracle.logits_scale(real, probe))
+    )
     return out
 
 
@@ -279,8 +297,14 @@ def _logits_width(rng: random.Random) -> list[Case]:
 
 
 def _count_pairs(rng: random.Random) -> list[tuple[int, int]]:
-    return [(1, 1), (2, 3), (3, 2), gen.REAL, (50257, 768),
-            (rng.randint(2, 10**5), rng.randint(2, 4096))]
+    return [
+        (1, 1),
+        (2, 3),
+        (3, 2),
+        gen.REAL,
+        (50257, 768),
+        (rng.randint(2, 10**5), rng.randint(2, 4096)),
+    ]
 
 
 @check("tied_params", "values")
@@ -452,8 +476,9 @@ def _scaled_oor(rng: random.Random) -> list[Case]:
 # Every function whose arguments include a list gets an "inputs" check (built by the
 # engine from the calls of all its other checks): nothing may change its arguments.
 LIST_PARAMS = ("table", "matrix", "ids", "vec", "hidden", "a", "b")
-MUTABLE_ARGS = tuple(n.name for n in BY_NAME.values()
-                     if n.params and any(p in LIST_PARAMS for p in n.params))
+MUTABLE_ARGS = tuple(
+    n.name for n in BY_NAME.values() if n.params and any(p in LIST_PARAMS for p in n.params)
+)
 
 
 def for_function(name: str) -> list[Check]:

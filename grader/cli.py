@@ -24,29 +24,58 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="embed-grader",
         description="Grade an embed.py of the exercise 'from the embedding table to the "
-                    "logits': every function is called with fresh random inputs and "
-                    "compared with values the grader computes itself.")
-    p.add_argument("path", nargs="?", default="embed.py",
-                   help="the module to grade (default: ./embed.py)")
+        "logits': every function is called with fresh random inputs and "
+        "compared with values the grader computes itself.",
+    )
+    p.add_argument(
+        "path", nargs="?", default="embed.py", help="the module to grade (default: ./embed.py)"
+    )
     p.add_argument("--seed", type=int, help="replay the inputs of an earlier run")
-    p.add_argument("--format", default="text", choices=sorted(RENDERERS),
-                   help="output format (default: text)")
+    p.add_argument(
+        "--format", default="text", choices=sorted(RENDERERS), help="output format (default: text)"
+    )
     p.add_argument("--output", metavar="FILE", help="write the output to FILE")
-    p.add_argument("--report-dir", metavar="DIR",
-                   help="where embed_report.json and embed_report.md are "
-                        "(default: beside the module)")
-    p.add_argument("--python", metavar="EXE",
-                   help="run the module with this interpreter (3.8 or newer)")
-    p.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS",
-                   help="time limit of one call (default: 3)")
-    p.add_argument("--check", action="append", default=[], metavar="ID",
-                   help="grade only this check or function (repeatable)")
-    p.add_argument("--upto", type=int, default=8, choices=range(1, 9), metavar="N",
-                   help="grade steps 1..N only")
-    p.add_argument("--lang", choices=LANGUAGES, help="language of the messages "
-                   "(default: from the locale, else English)")
-    p.add_argument("--sandbox", default="process", choices=("process", "bwrap"),
-                   help="isolation of the child process (default: process)")
+    p.add_argument(
+        "--report-dir",
+        metavar="DIR",
+        help="where embed_report.json and embed_report.md are (default: beside the module)",
+    )
+    p.add_argument(
+        "--python", metavar="EXE", help="run the module with this interpreter (3.8 or newer)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=3.0,
+        metavar="SECONDS",
+        help="time limit of one call (default: 3)",
+    )
+    p.add_argument(
+        "--check",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="grade only this check or function (repeatable)",
+    )
+    p.add_argument(
+        "--upto",
+        type=int,
+        default=8,
+        choices=range(1, 9),
+        metavar="N",
+        help="grade steps 1..N only",
+    )
+    p.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        help="language of the messages (default: from the locale, else English)",
+    )
+    p.add_argument(
+        "--sandbox",
+        default="process",
+        choices=("process", "bwrap"),
+        help="isolation of the child process (default: process)",
+    )
     p.add_argument("--no-report", action="store_true", help="skip the report-file checks")
     p.add_argument("--version", action="version", version="embed-grader %s" % __version__)
     return p
@@ -65,10 +94,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.python and not (os.path.isfile(args.python) or _on_path(args.python)):
         return _fail("no such interpreter: %s" % args.python)
     try:
-        report = grade(args.path, seed=args.seed, report_dir=args.report_dir,
-                       python=args.python, timeout=args.timeout, only=args.check,
-                       upto=args.upto, lang=lang, check_reports=not args.no_report,
-                       isolation=args.sandbox)
+        report = grade(
+            args.path,
+            seed=args.seed,
+            report_dir=args.report_dir,
+            python=args.python,
+            timeout=args.timeout,
+            only=args.check,
+            upto=args.upto,
+            lang=lang,
+            check_reports=not args.no_report,
+            isolation=args.sandbox,
+        )
     except UsageError as exc:
         return _fail(str(exc))
     except Exception as exc:  # a fault of the grader, never of the student

@@ -88,13 +88,30 @@ def _sequence(got: Any) -> Sequence[Any] | None:
     return None
 
 
-def vector_diff(expected: Sequence[float], got: Any, scales: Sequence[float] | None = None,
-                path: str = "") -> Mismatch | None:
+def _all_close(
+    expected: Sequence[float], seq: Sequence[Any], scales: Sequence[float] | None
+) -> bool:
+    """The fast path: every element a plain finite float or int within tolerance."""
+    for i, (e, g) in enumerate(zip(expected, seq)):
+        t = type(g)
+        if t is not float and t is not int:
+            return False
+        scale = scales[i] if scales else 1.0
+        if not abs(g - e) <= ATOL * (scale if scale > 1.0 else 1.0) + RTOL * abs(e):
+            return False  # also false for nan
+    return True
+
+
+def vector_diff(
+    expected: Sequence[float], got: Any, scales: Sequence[float] | None = None, path: str = ""
+) -> Mismatch | None:
     seq = _sequence(got)
     if seq is None:
         return Mismatch(path, expected, got, "not_sequence")
     if len(seq) != len(expected):
         return Mismatch(path, len(expected), len(seq), "length")
+    if _all_close(expected, seq, scales):
+        return None
     first: Mismatch | None = None
     wrong = 0
     for i, (e, g) in enumerate(zip(expected, seq)):
@@ -105,12 +122,17 @@ def vector_diff(expected: Sequence[float], got: Any, scales: Sequence[float] | N
                 first = m
     if first is None:
         return None
-    return Mismatch(first.path, first.expected, first.got, first.reason, first.allowed,
-                    wrong, len(expected))
+    return Mismatch(
+        first.path, first.expected, first.got, first.reason, first.allowed, wrong, len(expected)
+    )
 
 
-def matrix_diff(expected: Sequence[Sequence[float]], got: Any,
-                scales: Sequence[Sequence[float]] | None = None, path: str = "") -> Mismatch | None:
+def matrix_diff(
+    expected: Sequence[Sequence[float]],
+    got: Any,
+    scales: Sequence[Sequence[float]] | None = None,
+    path: str = "",
+) -> Mismatch | None:
     seq = _sequence(got)
     if seq is None:
         return Mismatch(path, expected, got, "not_sequence")
@@ -129,8 +151,9 @@ def matrix_diff(expected: Sequence[Sequence[float]], got: Any,
                 first = m
     if first is None:
         return None
-    return Mismatch(first.path, first.expected, first.got, first.reason, first.allowed,
-                    wrong, total)
+    return Mismatch(
+        first.path, first.expected, first.got, first.reason, first.allowed, wrong, total
+    )
 
 
 def shape_diff(expected: tuple[int, int], got: Any, path: str = "") -> Mismatch | None:
@@ -161,7 +184,9 @@ def counts_diff(expected: dict[str, int], got: Any, path: str = "") -> Mismatch 
     return None
 
 
-def diff(kind: Answer, expected: Any, got: Any, scale: Any = None, path: str = "") -> Mismatch | None:
+def diff(
+    kind: Answer, expected: Any, got: Any, scale: Any = None, path: str = ""
+) -> Mismatch | None:
     """Compare one answer of the given kind with the expected value."""
     if kind is Answer.INT:
         return int_diff(expected, got, path)

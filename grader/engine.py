@@ -5,16 +5,24 @@ from __future__ import annotations
 import os
 import random
 import shlex
-import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader import show
 from grader.checks import CHECKS, MUTABLE_ARGS, Case, Check, Open, build
-from grader.contract import BY_NAME, CONSTANTS, MODULE, NAMES, REPORT, STEP_POINTS
+from grader.contract import (
+    BY_NAME,
+    CONSTANTS,
+    MODULE,
+    NAMES,
+    REPORT,
+    REPORT_JSON,
+    REPORT_MD,
+    STEP_POINTS,
+)
 from grader.judge import Verdict, judge
 from grader.messages import text
 from grader.results import CheckResult, Report, Status
@@ -70,15 +78,31 @@ def selected(check_id: str, function: str, step: int, opts: Options) -> bool:
     return any(check_id == o or function == o or check_id.startswith(o + ".") for o in opts.only)
 
 
-def grade(path: str | os.PathLike[str], *, seed: int | None = None,
-          report_dir: str | os.PathLike[str] | None = None, python: str | None = None,
-          timeout: float = 3.0, only: Sequence[str] = (), upto: int = 8, lang: str = "en",
-          check_reports: bool = True, isolation: str = "process") -> Report:
+def grade(
+    path: str | os.PathLike[str],
+    *,
+    seed: int | None = None,
+    report_dir: str | os.PathLike[str] | None = None,
+    python: str | None = None,
+    timeout: float = 3.0,
+    only: Sequence[str] = (),
+    upto: int = 8,
+    lang: str = "en",
+    check_reports: bool = True,
+    isolation: str = "process",
+) -> Report:
     """Grade the module at ``path`` and return the report (see ``grader.results``)."""
-    opts = Options(seed=new_seed() if seed is None else seed,
-                   report_dir=Path(report_dir) if report_dir is not None else None,
-                   python=python, timeout=timeout, only=tuple(only), upto=upto, lang=lang,
-                   check_reports=check_reports, isolation=isolation)
+    opts = Options(
+        seed=new_seed() if seed is None else seed,
+        report_dir=Path(report_dir) if report_dir is not None else None,
+        python=python,
+        timeout=timeout,
+        only=tuple(only),
+        upto=upto,
+        lang=lang,
+        check_reports=check_reports,
+        isolation=isolation,
+    )
     return Grading(Path(path), opts).run()
 
 
@@ -97,8 +121,12 @@ class Grading:
         start = time.perf_counter()
         checks = [c for c in CHECKS if selected(c.id, c.function, c.step, self.opts)]
         plan = [(c, build(c, self.opts.seed)) for c in checks]
-        with Sandbox(self.path, python=self.opts.python, timeout=self.opts.timeout,
-                     isolation=self.opts.isolation) as box:
+        with Sandbox(
+            self.path,
+            python=self.opts.python,
+            timeout=self.opts.timeout,
+            isolation=self.opts.isolation,
+        ) as box:
             loaded = box.load()
             self.module_checks(loaded)
             calls, index = self.calls(plan, loaded)
@@ -112,59 +140,125 @@ class Grading:
             self.report_checks()
         self.attribute()
         results = self.score()
-        return Report(path=str(self.path), seed=self.opts.seed, checks=tuple(results),
-                      elapsed=time.perf_counter() - start, child_time=stats[1],
-                      calls=stats[0], meta={"lang": self.opts.lang, "upto": self.opts.upto})
+        return Report(
+            path=str(self.path),
+            seed=self.opts.seed,
+            checks=tuple(results),
+            elapsed=time.perf_counter() - start,
+            child_time=stats[1],
+            calls=stats[0],
+            meta={"lang": self.opts.lang, "upto": self.opts.upto},
+        )
 
     # The module: imports, names, constants -----------------------------------------
 
     def module_checks(self, loaded: Loaded) -> None:
         if selected("imports.load", MODULE, 0, self.opts):
             if loaded.ok:
-                d = Draft("imports.load", 0, MODULE, Status.PASS,
-                          self.msg("import_ok", elapsed="%.2f" % loaded.elapsed), replay=False)
+                d = Draft(
+                    "imports.load",
+                    0,
+                    MODULE,
+                    Status.PASS,
+                    self.msg("import_ok", elapsed="%.2f" % loaded.elapsed),
+                    replay=False,
+                )
             elif loaded.error is None:
-                d = Draft("imports.load", 0, MODULE, Status.ERROR,
-                          self.msg("import_crashed", detail=loaded.traceback or "no answer"))
+                d = Draft(
+                    "imports.load",
+                    0,
+                    MODULE,
+                    Status.ERROR,
+                    self.msg("import_crashed", detail=loaded.traceback or "no answer"),
+                )
             else:
-                d = Draft("imports.load", 0, MODULE, Status.ERROR,
-                          self.msg("import_error", raised=loaded.error.type,
-                                   error=show.short(loaded.error.message, 300)),
-                          details={"traceback": loaded.traceback})
+                d = Draft(
+                    "imports.load",
+                    0,
+                    MODULE,
+                    Status.ERROR,
+                    self.msg(
+                        "import_error",
+                        raised=loaded.error.type,
+                        error=show.short(loaded.error.message, 300),
+                    ),
+                    details={"traceback": loaded.traceback},
+                )
             if loaded.output:
                 d.details["output"] = loaded.output
             self.drafts.append(d)
         if selected("imports.stdlib", MODULE, 0, self.opts):
             if loaded.third_party:
-                self.drafts.append(Draft("imports.stdlib", 0, MODULE, Status.FAIL, self.msg(
-                    "third_party", names=", ".join(loaded.third_party)), code="third_party"))
+                self.drafts.append(
+                    Draft(
+                        "imports.stdlib",
+                        0,
+                        MODULE,
+                        Status.FAIL,
+                        self.msg("third_party", names=", ".join(loaded.third_party)),
+                        code="third_party",
+                    )
+                )
             else:
-                self.drafts.append(Draft("imports.stdlib", 0, MODULE, Status.PASS,
-                                         self.msg("stdlib_ok"), replay=False))
+                self.drafts.append(
+                    Draft(
+                        "imports.stdlib",
+                        0,
+                        MODULE,
+                        Status.PASS,
+                        self.msg("stdlib_ok"),
+                        replay=False,
+                    )
+                )
         for name, expected in CONSTANTS.items():
             cid = "%s.value" % name
             if not selected(cid, name, 1, self.opts):
                 continue
             got = loaded.names.get(name, "missing") if loaded.ok else "missing"
             if got == "missing":
-                d = Draft(cid, 1, name, Status.FAIL, self.msg(
-                    "not_loaded" if not loaded.ok else "missing", fn=name), code="missing")
+                d = Draft(
+                    cid,
+                    1,
+                    name,
+                    Status.FAIL,
+                    self.msg("not_loaded" if not loaded.ok else "missing", fn=name),
+                    code="missing",
+                )
             elif type(got) is not int:
-                d = Draft(cid, 1, name, Status.FAIL, self.msg(
-                    "constant_type", name=name, got=show.short(got),
-                    got_type=show.type_name(got), expected=expected), code="constant_type")
+                d = Draft(
+                    cid,
+                    1,
+                    name,
+                    Status.FAIL,
+                    self.msg(
+                        "constant_type",
+                        name=name,
+                        got=show.short(got),
+                        got_type=show.type_name(got),
+                        expected=expected,
+                    ),
+                    code="constant_type",
+                )
             elif got != expected:
-                d = Draft(cid, 1, name, Status.FAIL, self.msg(
-                    "constant", name=name, got=got, expected=expected), code="constant")
+                d = Draft(
+                    cid,
+                    1,
+                    name,
+                    Status.FAIL,
+                    self.msg("constant", name=name, got=got, expected=expected),
+                    code="constant",
+                )
             else:
-                d = Draft(cid, 1, name, Status.PASS, self.msg("constant_ok", name=name,
-                                                              expected=expected))
+                d = Draft(
+                    cid, 1, name, Status.PASS, self.msg("constant_ok", name=name, expected=expected)
+                )
             self.drafts.append(d)
 
     # Calls ---------------------------------------------------------------------------
 
-    def calls(self, plan: list[tuple[Check, list[Case]]],
-              loaded: Loaded) -> tuple[list[Call], dict[tuple[str, int], int]]:
+    def calls(
+        self, plan: list[tuple[Check, list[Case]]], loaded: Loaded
+    ) -> tuple[list[Call], dict[tuple[str, int], int]]:
         """One Call per case of every function that the module defines."""
         calls: list[Call] = []
         index: dict[tuple[str, int], int] = {}
@@ -187,15 +281,29 @@ class Grading:
             return None
         return "missing" if state == "missing" else "not_callable"
 
-    def judge_check(self, check: Check, cases: list[Case], loaded: Loaded,
-                    index: dict[tuple[str, int], int], by_id: dict[int, Outcome]) -> Draft:
+    def judge_check(
+        self,
+        check: Check,
+        cases: list[Case],
+        loaded: Loaded,
+        index: dict[tuple[str, int], int],
+        by_id: dict[int, Outcome],
+    ) -> Draft:
         absent = self.absent(check.function, loaded)
         if absent is not None:
             status = Status.SKIP if absent == "not_loaded" else Status.FAIL
             got = loaded.names.get(check.function)
-            return Draft(check.id, check.step, check.function, status,
-                         self.msg(absent, fn=check.function, got=show.short(got)),
-                         check.weight, code=absent, advisory=check.advisory, replay=False)
+            return Draft(
+                check.id,
+                check.step,
+                check.function,
+                status,
+                self.msg(absent, fn=check.function, got=show.short(got)),
+                check.weight,
+                code=absent,
+                advisory=check.advisory,
+                replay=False,
+            )
         outcomes = [by_id.get(index.get((check.id, i), -1)) for i in range(len(cases))]
         if check.advisory:
             return self.advisory(check, cases, outcomes)
@@ -211,101 +319,195 @@ class Grading:
             if first is None:
                 first = (case, outcome, verdict)
         if first is None:
-            return Draft(check.id, check.step, check.function, Status.PASS,
-                         self.msg("pass", n=len(cases)), check.weight, replay=False)
+            return Draft(
+                check.id,
+                check.step,
+                check.function,
+                Status.PASS,
+                self.msg("pass", n=len(cases)),
+                check.weight,
+                replay=False,
+            )
         case, outcome, verdict = first
         if outcome.raised is not None and outcome.raised.type == "NotImplementedError":
-            return Draft(check.id, check.step, check.function, Status.SKIP,
-                         self.msg("not_started", fn=check.function), check.weight,
-                         code="not_started", replay=False)
+            return Draft(
+                check.id,
+                check.step,
+                check.function,
+                Status.SKIP,
+                self.msg("not_started", fn=check.function),
+                check.weight,
+                code="not_started",
+                replay=False,
+            )
         details: dict[str, Any] = {"case": show.call(case.fn, case.args)}
         snippet = show.snippet(case.fn, case.args)
         if snippet:
             details["snippet"] = snippet
-        return Draft(check.id, check.step, check.function, verdict.status,
-                     self.msg(verdict.code, **verdict.params), check.weight,
-                     code=verdict.code, hint=self.msg(verdict.hint) if verdict.hint else "",
-                     called=called, details=details)
+        return Draft(
+            check.id,
+            check.step,
+            check.function,
+            verdict.status,
+            self.msg(verdict.code, **verdict.params),
+            check.weight,
+            code=verdict.code,
+            hint=self.msg(verdict.hint) if verdict.hint else "",
+            called=called,
+            details=details,
+        )
 
-    def advisory(self, check: Check, cases: list[Case],
-                 outcomes: list[Outcome | None]) -> Draft:
+    def advisory(self, check: Check, cases: list[Case], outcomes: list[Outcome | None]) -> Draft:
         notes = []
         for case, outcome in zip(cases, outcomes):
             if outcome is None or not isinstance(case.expect, Open):
                 continue
-            params: dict[str, Any] = {"call": show.call(case.fn, case.args),
-                                      "about": case.expect.about}
+            params: dict[str, Any] = {
+                "call": show.call(case.fn, case.args),
+                "about": case.expect.about,
+            }
             if outcome.kind == "returned":
                 notes.append(self.msg("open_returned", got=show.short(outcome.value), **params))
             elif outcome.kind == "raised" and outcome.raised is not None:
                 notes.append(self.msg("open_raised", raised=outcome.raised.type, **params))
             else:
-                notes.append(self.msg("open_other", detail=outcome.detail or outcome.kind,
-                                      **params))
-        return Draft(check.id, check.step, check.function, Status.ADVISORY, "; ".join(notes),
-                     0, advisory=True, replay=False)
+                notes.append(
+                    self.msg("open_other", detail=outcome.detail or outcome.kind, **params)
+                )
+        return Draft(
+            check.id,
+            check.step,
+            check.function,
+            Status.ADVISORY,
+            "; ".join(notes),
+            0,
+            advisory=True,
+            replay=False,
+        )
 
-    def inputs_checks(self, plan: list[tuple[Check, list[Case]]], loaded: Loaded,
-                      index: dict[tuple[str, int], int], by_id: dict[int, Outcome]) -> None:
+    def inputs_checks(
+        self,
+        plan: list[tuple[Check, list[Case]]],
+        loaded: Loaded,
+        index: dict[tuple[str, int], int],
+        by_id: dict[int, Outcome],
+    ) -> None:
         """One check per function with list arguments: no call may change them."""
         for function in MUTABLE_ARGS:
             cid = "%s.inputs" % function
             step = BY_NAME[function].step
             if not selected(cid, function, step, self.opts):
                 continue
-            runs = [(case, by_id.get(index.get((check.id, i), -1)))
-                    for check, cases in plan if check.function == function
-                    for i, case in enumerate(cases)]
+            runs = [
+                (case, by_id.get(index.get((check.id, i), -1)))
+                for check, cases in plan
+                if check.function == function
+                for i, case in enumerate(cases)
+            ]
             absent = self.absent(function, loaded)
             if absent is not None or not runs:
                 if absent is not None:
-                    self.drafts.append(Draft(cid, step, function, Status.SKIP if absent ==
-                                             "not_loaded" else Status.FAIL,
-                                             self.msg(absent, fn=function, got=""), code=absent,
-                                             replay=False))
+                    self.drafts.append(
+                        Draft(
+                            cid,
+                            step,
+                            function,
+                            Status.SKIP if absent == "not_loaded" else Status.FAIL,
+                            self.msg(absent, fn=function, got=""),
+                            code=absent,
+                            replay=False,
+                        )
+                    )
                 continue
-            answered = [(c, o) for c, o in runs if o is not None and o.kind in
-                        ("returned", "raised")]
-            if answered and all(o.raised is not None and o.raised.type == "NotImplementedError"
-                                for _, o in answered):
-                self.drafts.append(Draft(cid, step, function, Status.SKIP, self.msg(
-                    "not_started", fn=function), code="not_started", replay=False))
+            answered = [
+                (c, o) for c, o in runs if o is not None and o.kind in ("returned", "raised")
+            ]
+            if answered and all(
+                o.raised is not None and o.raised.type == "NotImplementedError" for _, o in answered
+            ):
+                self.drafts.append(
+                    Draft(
+                        cid,
+                        step,
+                        function,
+                        Status.SKIP,
+                        self.msg("not_started", fn=function),
+                        code="not_started",
+                        replay=False,
+                    )
+                )
                 continue
             bad = [(c, o) for c, o in answered if o.mutated]
             if not bad:
-                self.drafts.append(Draft(cid, step, function, Status.PASS, self.msg(
-                    "inputs_ok", n=len(answered)), replay=False))
+                self.drafts.append(
+                    Draft(
+                        cid,
+                        step,
+                        function,
+                        Status.PASS,
+                        self.msg("inputs_ok", n=len(answered)),
+                        replay=False,
+                    )
+                )
                 continue
             case, outcome = min(bad, key=lambda co: len(show.call(co[0].fn, co[0].args)))
             called = {n for _, o in bad for n in o.called}
-            self.drafts.append(Draft(cid, step, function, Status.FAIL, self.msg(
-                "mutated", call=show.call(case.fn, case.args), where=outcome.mutated),
-                code="mutated", called=called,
-                details={"case": show.call(case.fn, case.args)}))
+            self.drafts.append(
+                Draft(
+                    cid,
+                    step,
+                    function,
+                    Status.FAIL,
+                    self.msg("mutated", call=show.call(case.fn, case.args), where=outcome.mutated),
+                    code="mutated",
+                    called=called,
+                    details={"case": show.call(case.fn, case.args)},
+                )
+            )
 
     def report_checks(self) -> None:
         try:
             from grader import reports
         except ImportError:
             return
-        report_dir = self.opts.report_dir or self.path.parent
+        report_dir = self.opts.report_dir or default_report_dir(self.path)
         for d in reports.check(report_dir, self.opts.lang):
-            self.drafts.append(Draft(d.id, 8, REPORT, d.status, d.message, d.weight,
-                                     code=d.code, replay=False, details=dict(d.details)))
+            self.drafts.append(
+                Draft(
+                    d.id,
+                    8,
+                    REPORT,
+                    d.status,
+                    d.message,
+                    d.weight,
+                    code=d.code,
+                    replay=False,
+                    details=dict(d.details),
+                )
+            )
 
     # Attribution and points ----------------------------------------------------------
 
     def attribute(self) -> None:
         """Mark failures that happened while calling another failing function."""
-        failing = {d.function for d in self.drafts
-                   if d.status in (Status.FAIL, Status.ERROR, Status.TIMEOUT)}
+        failing = {
+            d.function
+            for d in self.drafts
+            if d.status in (Status.FAIL, Status.ERROR, Status.TIMEOUT)
+        }
         for d in self.drafts:
             if d.status in (Status.FAIL, Status.ERROR, Status.TIMEOUT):
                 d.caused_by = tuple(sorted((d.called & failing) - {d.function}))
 
     def replay(self, check_id: str) -> str:
-        parts = [self.opts.command, str(self.path), "--seed", str(self.opts.seed),
-                 "--check", check_id]
+        parts = [
+            self.opts.command,
+            str(self.path),
+            "--seed",
+            str(self.opts.seed),
+            "--check",
+            check_id,
+        ]
         if self.opts.python:
             parts += ["--python", self.opts.python]
         if self.opts.report_dir is not None:
@@ -313,24 +515,62 @@ class Grading:
         return shlex.join(parts)
 
     def score(self) -> list[CheckResult]:
-        weights: dict[int, int] = {}
-        for d in self.drafts:
-            if not d.advisory:
-                weights[d.step] = weights.get(d.step, 0) + d.weight
+        drafts = sorted(self.drafts, key=lambda d: (d.step, order(d.function), d.id))
+        shares = points(drafts)
         results = []
-        for d in sorted(self.drafts, key=lambda d: (d.step, order(d.function), d.id)):
-            most = 0.0 if d.advisory else STEP_POINTS[d.step] * d.weight / weights[d.step]
+        for d in drafts:
+            most = shares[d.id]
             got = most if d.status is Status.PASS else 0.0
             message = d.message
             if d.caused_by:
                 message += " — " + self.msg("caused_by", names=", ".join(d.caused_by))
             failed = d.status not in (Status.PASS, Status.ADVISORY, Status.SKIP)
-            results.append(CheckResult(
-                id=d.id, step=d.step, function=d.function, status=d.status,
-                points=round(got, 2), max_points=round(most, 2), message=message,
-                reproduce=self.replay(d.id) if failed and d.replay else "",
-                code=d.code, hint=d.hint, caused_by=d.caused_by, details=d.details))
+            results.append(
+                CheckResult(
+                    id=d.id,
+                    step=d.step,
+                    function=d.function,
+                    status=d.status,
+                    points=round(got, 2),
+                    max_points=round(most, 2),
+                    message=message,
+                    reproduce=self.replay(d.id) if failed and d.replay else "",
+                    code=d.code,
+                    hint=d.hint,
+                    caused_by=d.caused_by,
+                    details=d.details,
+                )
+            )
         return results
+
+
+def default_report_dir(module: Path) -> Path:
+    """Beside the module; for a project laid out like this one, its ``reference/``."""
+    here = module.resolve().parent
+    if not any((here / name).exists() for name in (REPORT_JSON, REPORT_MD)):
+        if all((here / "reference" / name).is_file() for name in (REPORT_JSON, REPORT_MD)):
+            return here / "reference"
+    return here
+
+
+def points(drafts: Sequence[Draft]) -> dict[str, float]:
+    """Each step's points shared by weight, in hundredths that add up exactly."""
+    shares: dict[str, float] = {d.id: 0.0 for d in drafts}
+    for step in {d.step for d in drafts}:
+        graded = [d for d in drafts if d.step == step and not d.advisory]
+        total = sum(d.weight for d in graded)
+        if not total:
+            continue
+        cents = STEP_POINTS[step] * 100
+        exact = [cents * d.weight / total for d in graded]
+        floor = [int(x) for x in exact]
+        # Largest remainders get the hundredths left over.
+        order_ = sorted(range(len(graded)), key=lambda i: floor[i] - exact[i])
+        for i in order_[: cents - sum(floor)]:
+            floor[i] += 1
+        for d, c in zip(graded, floor):
+            shares[d.id] = c / 100
+    return shares
 
 
 _ORDER = {n.name: i for i, n in enumerate(NAMES)}
@@ -338,11 +578,3 @@ _ORDER = {n.name: i for i, n in enumerate(NAMES)}
 
 def order(function: str) -> int:
     return _ORDER.get(function, -1 if function == MODULE else len(_ORDER))
-
-
-def python_version(exe: str | None) -> str:
-    return exe or sys.executable
-
-
-def functions(names: Iterable[str]) -> list[str]:
-    return [n for n in names if n in BY_NAME]

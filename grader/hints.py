@@ -77,46 +77,70 @@ def _cos_squared(a: list[float], b: list[float]) -> float:
 
 
 GUESSES: dict[str, list[Guess]] = {
-    "make_table": [("hint.make_table.columns", _columns_first),
-                   ("hint.make_table.unshifted", _unshifted),
-                   ("hint.make_table.rng_per_row", _rng_per_row),
-                   ("hint.make_table.swapped", _swapped)],
+    "make_table": [
+        ("hint.make_table.columns", _columns_first),
+        ("hint.make_table.unshifted", _unshifted),
+        ("hint.make_table.rng_per_row", _rng_per_row),
+        ("hint.make_table.swapped", _swapped),
+    ],
     "shape": [("hint.shape.swapped", lambda m: (len(m[0]) if m else 0, len(m)))],
     "param_count": [("hint.param_count.sum", lambda v, d: v + d)],
-    "one_hot": [("hint.one_hot.position",
-                 lambda t, v: oracle.one_hot((t + 1) % v, v) if v > 1 else [0.0]),
-                ("hint.one_hot.position", lambda t, v: oracle.one_hot(t - 1, v))],
-    "row_times_matrix": [("hint.row_times_matrix.one_hot_only", _one_hot_only),
-                         ("hint.row_times_matrix.transposed", _transposed)],
-    "logits": [("hint.logits.transposed",
-                lambda t, h: [oracle.dot(oracle.column(t, c), h[: len(t)])
-                              for c in range(len(t[0]))])],
+    "one_hot": [
+        ("hint.one_hot.position", lambda t, v: oracle.one_hot((t + 1) % v, v) if v > 1 else [0.0]),
+        ("hint.one_hot.position", lambda t, v: oracle.one_hot(t - 1, v)),
+    ],
+    "row_times_matrix": [
+        ("hint.row_times_matrix.one_hot_only", _one_hot_only),
+        ("hint.row_times_matrix.transposed", _transposed),
+    ],
+    "logits": [
+        (
+            "hint.logits.transposed",
+            lambda t, h: [oracle.dot(oracle.column(t, c), h[: len(t)]) for c in range(len(t[0]))],
+        )
+    ],
     "tied_params": [("hint.tied.doubled", lambda v, d: 2 * v * d)],
     "untied_params": [("hint.untied.not_doubled", lambda v, d: v * d)],
     "vocab_growth": [
-        ("hint.vocab_growth.saved_bigger",
-         lambda v, d, f: dict(oracle.vocab_growth(v, d, f), saved=v * f * d)),
-        ("hint.vocab_growth.bigger_vocab_sum",
-         lambda v, d, f: dict(oracle.vocab_growth(v, d, f), bigger_vocab=v + f))],
+        (
+            "hint.vocab_growth.saved_bigger",
+            lambda v, d, f: dict(oracle.vocab_growth(v, d, f), saved=v * f * d),
+        ),
+        (
+            "hint.vocab_growth.bigger_vocab_sum",
+            lambda v, d, f: dict(oracle.vocab_growth(v, d, f), bigger_vocab=v + f),
+        ),
+    ],
     "norm": [("hint.norm.squared", _norm_sq)],
     "cosine": [("hint.cosine.dot", oracle.dot), ("hint.cosine.squared", _cos_squared)],
-    "stretch": [("hint.stretch.all_rows", lambda t, i, f: [[x * f for x in r] for r in t]),
-                ("hint.stretch.unchanged", lambda t, i, f: [list(r) for r in t])],
-    "nearest_by_cosine": [("hint.nearest.self", _ranking("cosine", "self")),
-                          ("hint.nearest.ascending", _ranking("cosine", "ascending")),
-                          ("hint.nearest.tie_larger", _ranking("cosine", "larger")),
-                          ("hint.nearest.by_dot", _ranking("dot", "plain"))],
-    "nearest_by_dot": [("hint.nearest.self", _ranking("dot", "self")),
-                       ("hint.nearest.ascending", _ranking("dot", "ascending")),
-                       ("hint.nearest.tie_larger", _ranking("dot", "larger")),
-                       ("hint.nearest.by_cosine", _ranking("cosine", "plain"))],
-    "rms": [("hint.rms.no_mean", oracle.norm),
-            ("hint.rms.no_sqrt", lambda v: oracle.dot(v, v) / len(v) if v else 0.0)],
+    "stretch": [
+        ("hint.stretch.all_rows", lambda t, i, f: [[x * f for x in r] for r in t]),
+        ("hint.stretch.unchanged", lambda t, i, f: [list(r) for r in t]),
+    ],
+    "nearest_by_cosine": [
+        ("hint.nearest.self", _ranking("cosine", "self")),
+        ("hint.nearest.ascending", _ranking("cosine", "ascending")),
+        ("hint.nearest.tie_larger", _ranking("cosine", "larger")),
+        ("hint.nearest.by_dot", _ranking("dot", "plain")),
+    ],
+    "nearest_by_dot": [
+        ("hint.nearest.self", _ranking("dot", "self")),
+        ("hint.nearest.ascending", _ranking("dot", "ascending")),
+        ("hint.nearest.tie_larger", _ranking("dot", "larger")),
+        ("hint.nearest.by_cosine", _ranking("cosine", "plain")),
+    ],
+    "rms": [
+        ("hint.rms.no_mean", oracle.norm),
+        ("hint.rms.no_sqrt", lambda v: oracle.dot(v, v) / len(v) if v else 0.0),
+    ],
     "scaled_lookup": [
         ("hint.scaled.by_d", lambda t, ids, d: [[x * d for x in t[i]] for i in ids]),
-        ("hint.scaled.width",
-         lambda t, ids, d: oracle.scaled_lookup(t, ids, len(t[0]) if t else 0)),
-        ("hint.scaled.none", lambda t, ids, d: [list(t[i]) for i in ids])],
+        (
+            "hint.scaled.width",
+            lambda t, ids, d: oracle.scaled_lookup(t, ids, len(t[0]) if t else 0),
+        ),
+        ("hint.scaled.none", lambda t, ids, d: [list(t[i]) for i in ids]),
+    ],
 }
 
 KIND_OF_RANKING = Answer.INDICES

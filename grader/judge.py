@@ -59,24 +59,34 @@ def judge(case: Case, outcome: Outcome) -> Verdict | None:
         if isinstance(expect, Raises):
             if outcome.raised.is_a(expect.exc):
                 return None
-            return Verdict(Status.FAIL, "wrong_raise", dict(base, exc=expect.exc,
-                                                            **_raised(outcome)))
+            return Verdict(
+                Status.FAIL, "wrong_raise", dict(base, exc=expect.exc, **_raised(outcome))
+            )
         return Verdict(Status.ERROR, "raised", dict(base, **_raised(outcome)))
     got = outcome.value
     if isinstance(expect, Raises):
-        return Verdict(Status.FAIL, "no_raise", dict(base, exc=expect.exc, got=show.short(got)),
-                       hints.guess_raise(case.fn, case.args, got))
+        return Verdict(
+            Status.FAIL,
+            "no_raise",
+            dict(base, exc=expect.exc, got=show.short(got)),
+            hints.guess_raise(case.fn, case.args, got),
+        )
     if isinstance(expect, Ranks):
         return _judge_ranking(case, expect, got, base)
     assert isinstance(expect, (Returns, Multiplies))
     scale = expect.scale if isinstance(expect, Returns) else None
     m = diff(expect.kind, expect.value, got, scale)
     if m is not None:
-        return Verdict(Status.FAIL, m.reason, dict(base, **_mismatch_params(m)),
-                       hints.guess(case.fn, case.args, got))
+        return Verdict(
+            Status.FAIL,
+            m.reason,
+            dict(base, **_mismatch_params(m)),
+            hints.guess(case.fn, case.args, got),
+        )
     if isinstance(expect, Multiplies) and (outcome.mults or 0) < expect.at_least:
-        return Verdict(Status.FAIL, "no_mults",
-                       dict(base, mults=outcome.mults or 0, needed=expect.at_least))
+        return Verdict(
+            Status.FAIL, "no_mults", dict(base, mults=outcome.mults or 0, needed=expect.at_least)
+        )
     return None
 
 
@@ -91,8 +101,9 @@ def _judge_ranking(case: Case, expect: Ranks, got: Any, base: dict[str, Any]) ->
     params = dict(base, expected=show.short(expected), got=show.short(list(got)))
 
     def fail(code: str, **more: Any) -> Verdict:
-        return Verdict(Status.FAIL, code, dict(params, **more),
-                       hints.guess(case.fn, case.args, got))
+        return Verdict(
+            Status.FAIL, code, dict(params, **more), hints.guess(case.fn, case.args, got)
+        )
 
     if len(got) != min(k, len(table) - 1):
         return fail("neigh_len", expected=len(expected), n=len(got))

@@ -8,6 +8,7 @@ rational arithmetic so that exact ties are recognised exactly.
 from __future__ import annotations
 
 import math
+import operator
 import random
 from collections.abc import Sequence
 from fractions import Fraction
@@ -53,7 +54,7 @@ def one_hot(token_id: int, vocab: int) -> list[float]:
 
 
 def dot(a: Vector, b: Vector) -> float:
-    return math.fsum(x * y for x, y in zip(a, b))
+    return math.fsum(map(operator.mul, a, b))
 
 
 def dot_scale(a: Vector, b: Vector) -> float:
@@ -110,7 +111,7 @@ def vocab_growth(vocab: int, dim: int, factor: int) -> dict[str, int]:
 
 
 def norm(vec: Vector) -> float:
-    return math.sqrt(math.fsum(x * x for x in vec))
+    return math.sqrt(math.fsum(map(operator.mul, vec, vec)))
 
 
 def cosine(a: Vector, b: Vector) -> float:
@@ -121,8 +122,9 @@ def cosine(a: Vector, b: Vector) -> float:
 
 
 def stretch(table: Table, token_id: int, factor: float) -> list[list[float]]:
-    return [[x * factor for x in row] if i == token_id else list(row)
-            for i, row in enumerate(table)]
+    return [
+        [x * factor for x in row] if i == token_id else list(row) for i, row in enumerate(table)
+    ]
 
 
 def rms(vec: Vector) -> float:
@@ -158,9 +160,17 @@ def exact_dot_key(probe: Vector, row: Vector) -> Fraction:
 
 
 def scores(table: Table, token_id: int, by: str) -> list[float]:
+    """The score of every row against row token_id (cosine or dot product)."""
     probe = table[token_id]
-    score = cosine if by == "cosine" else dot
-    return [score(probe, row) for row in table]
+    dots = [dot(probe, row) for row in table]
+    if by != "cosine":
+        return dots
+    probe_norm = norm(probe)
+    out = []
+    for d, row in zip(dots, table):
+        lengths = probe_norm * norm(row)
+        out.append(d / lengths if lengths != 0.0 else 0.0)
+    return out
 
 
 def close(a: float, b: float) -> bool:

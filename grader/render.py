@@ -44,15 +44,19 @@ def render_text(report: Report, lang: str = "en") -> str:
         failing = [c for c in checks if not c.ok and c.status is not Status.SKIP]
         started = any(c.status is not Status.SKIP for c in checks)
         if failing:
-            state = "%s %d/%d" % (t("status.fail"), len(failing),
-                                  len([c for c in checks if c.status is not Status.ADVISORY]))
+            state = "%s %d/%d" % (
+                t("status.fail"),
+                len(failing),
+                len([c for c in checks if c.status is not Status.ADVISORY]),
+            )
         elif not started:
             state = t("status.skip")
         else:
             state = t("status.pass")
         title = STEPS.get(step, "")
-        lines.append("%-46s %6.2f / %6.2f  %s" % (t("render.step", step=step, title=title),
-                                                  got, most, state))
+        lines.append(
+            "%-46s %6.2f / %6.2f  %s" % (t("render.step", step=step, title=title), got, most, state)
+        )
     lines.append("")
     lines.append(t("render.total", score=_num(report.score), max_score=_num(report.max_score)))
     failures = [c for c in report.checks if not c.ok and c.status is not Status.SKIP]
@@ -61,8 +65,16 @@ def render_text(report: Report, lang: str = "en") -> str:
         # Failures that follow from another failing function come last.
         for c in sorted(failures, key=lambda c: (bool(c.caused_by), c.step)):
             lines.append("")
-            lines.append("✗ %s  [%s, %s, %s/%s]" % (c.id, c.function, t("status." + c.status.value),
-                                                   _num(c.points), _num(c.max_points)))
+            lines.append(
+                "✗ %s  [%s, %s, %s/%s]"
+                % (
+                    c.id,
+                    c.function,
+                    t("status." + c.status.value),
+                    _num(c.points),
+                    _num(c.max_points),
+                )
+            )
             lines.append("  " + c.message)
             if c.hint:
                 pointer = step_pointer(c.step, lang)
@@ -76,8 +88,11 @@ def render_text(report: Report, lang: str = "en") -> str:
                 lines.append("  %s: %s" % (t("render.replay"), c.reproduce))
     else:
         lines += ["", t("render.all_passed") if report.passed else ""]
-    notes = [c for c in report.checks if c.status is Status.ADVISORY or (
-        c.status is Status.SKIP and c.code == "not_started")]
+    notes = [
+        c
+        for c in report.checks
+        if c.status is Status.ADVISORY or (c.status is Status.SKIP and c.code == "not_started")
+    ]
     if notes:
         lines += ["", t("render.notes") + ":"]
         seen = set()

@@ -83,8 +83,11 @@ class Report:
 
     def blamed(self) -> set[str]:
         """Functions with a failed check that is not explained by another failure."""
-        return {c.function for c in self.checks if not c.ok and not c.caused_by
-                and c.status is not Status.SKIP}
+        return {
+            c.function
+            for c in self.checks
+            if not c.ok and not c.caused_by and c.status is not Status.SKIP
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -97,8 +100,9 @@ class Report:
             "elapsed": round(self.elapsed, 4),
             "child_time": round(self.child_time, 4),
             "calls": self.calls,
-            "steps": {str(s): {"points": a, "max_points": b}
-                      for s, (a, b) in self.by_step().items()},
+            "steps": {
+                str(s): {"points": a, "max_points": b} for s, (a, b) in self.by_step().items()
+            },
             "checks": [c.to_dict() for c in self.checks],
             "meta": self.meta,
         }

@@ -67,8 +67,7 @@ def type_name(value: Any) -> str:
 
 
 def is_table(value: Any) -> bool:
-    return (isinstance(value, list) and len(value) > 0
-            and all(isinstance(r, list) for r in value))
+    return isinstance(value, list) and len(value) > 0 and all(isinstance(r, list) for r in value)
 
 
 def literal(value: Any) -> str | None:
@@ -97,8 +96,17 @@ def describe(value: Any) -> str:
     return short(value)
 
 
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        return float("%.4g" % value)
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def call(fn: str, args: Sequence[Any]) -> str:
-    return "%s(%s)" % (fn, ", ".join(describe(a) for a in args))
+    """The call as people read it: small inputs in full, numbers to 4 digits."""
+    return "%s(%s)" % (fn, ", ".join(describe(_rounded(a)) for a in args))
 
 
 def snippet(fn: str, args: Sequence[Any]) -> str | None:
@@ -106,6 +114,8 @@ def snippet(fn: str, args: Sequence[Any]) -> str | None:
     parts = [literal(a) for a in args]
     if any(p is None for p in parts):
         return None
-    text = "python3 -c 'import embed; print(embed.%s(%s))'" % (fn, ", ".join(
-        p for p in parts if p is not None))
+    text = "python3 -c 'import embed; print(embed.%s(%s))'" % (
+        fn,
+        ", ".join(p for p in parts if p is not None),
+    )
     return text if len(text) <= 400 else None

@@ -1,0 +1,96 @@
+"""The comparison rules: tolerance, exact ints, types, paths."""
+
+from __future__ import annotations
+
+import math
+import operator
+import random
+
+import pytest
+
+from grader import cases, oracle
+from grader.compare import allowed_error, diff, float_diff, int_diff
+from grader.contract import ATOL, RTOL, Answer
+from grader.sandbox import Foreign
+
+
+def test_tolerance_is_asymmetric_and_scaled():
+    assert allowed_error(100.0) == pytest.approx(ATOL + RTOL * 100.0)
+    assert allowed_error(0.0, scale=50.0) == pytest.approx(ATOL * 50.0)
+    assert float_diff(1.0, 1.0 + 0.5e-9) is None
+    m = float_diff(1.0, 1.0 + 5e-9)
+    assert m is not None and m.reason == "value" and m.allowed == pytest.approx(2e-9)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_any_summation_order_is_accepted(seed):
+    rng = random.Random(seed)
+    n = rng.choice((1, 7, 64, 512))
+    a, b = cases.vector(rng, n), cases.vector(rng, n, spread=0.5)
+    expected, scale = oracle.dot(a, b), oracle.dot_scale(a, b)
+    styles = [
+        sum(x * y for x, y in zip(a, b)),
+        sum(x * y for x, y in reversed(list(zip(a, b)))),
+        math.fsum(x * y for x, y in zip(a, b)),
+        sum(map(operator.mul, a, b)),
+        sum(sorted((x * y for x, y in zip(a, b)), key=abs)),
+    ]
+    for got in styles:
+        assert float_diff(expected, got, scale) is None
+
+
+@pytest.mark.parametrize("wrong", [lambda v: v * 1.0000001, lambda v: v + 1e-6, lambda v: -v])
+def test_wrong_values_are_rejected(wrong):
+    assert float_diff(0.3, wrong(0.3)) is not None
+
+
+def test_nan_and_infinities():
+    assert float_diff(math.nan, math.nan) is None
+    assert float_diff(0.0, math.nan).reason == "nan"
+    assert float_diff(math.nan, 0.0).reason == "nan"
+    assert float_diff(math.inf, math.inf) is None
+    assert float_diff(math.inf, -math.inf) is not None
+    assert float_diff(1e308, math.inf) is not None
+
+
+def test_ints_are_exact_and_of_type_int():
+    assert int_diff(1024, 1024) is None
+    assert int_diff(1024, 1024.0).reason == "int_type"
+    assert int_diff(1, True).reason == "int_type"
+    assert int_diff(5, 6).reason == "value"
+    assert int_diff(3, Foreign("MyInt", "int", 3)).reason == "int_type"
+
+
+def test_floats_accept_ints_and_float_subclasses_but_not_bools():
+    assert float_diff(2.0, 2) is None
+    assert float_diff(2.0, Foreign("MyFloat", "float", 2.0)) is None
+    assert float_diff(1.0, True).reason == "type"
+    assert float_diff(1.0, "1.0").reason == "type"
+
+
+def test_vectors_and_matrices_report_a_path():
+    m = diff(Answer.VECTOR, [0.0, 1.0, 2.0], (0.0, 1.0, 2.5))
+    assert m.path == "[2]" and m.wrong == 1 and m.total == 3
+    m = diff(Answer.MATRIX, [[1.0, 2.0], [3.0, 4.0]], [[1.0, 2.0], [3.0, 5.0]])
+    assert m.path == "[1][1]"
+    assert diff(Answer.MATRIX, [[1.0]], ([1.0],)) is None
+    assert diff(Answer.VECTOR, [1.0, 2.0], [1.0]).reason == "length"
+    assert diff(Answer.MATRIX, [[1.0]], [[1.0], [2.0]]).reason == "rows"
+    assert diff(Answer.VECTOR, [1.0], Foreign("ndarray", None, None)).reason == "not_sequence"
+
+
+def test_shape_must_be_a_tuple_of_ints():
+    assert diff(Answer.SHAPE, (2, 3), (2, 3)) is None
+    assert diff(Answer.SHAPE, (2, 3), [2, 3]).reason == "shape_list"
+    assert diff(Answer.SHAPE, (2, 3), (2.0, 3)).reason == "int_type"
+    assert diff(Answer.SHAPE, (2, 3), (3, 2)) is not None
+
+
+def test_counts_need_every_key_as_an_int():
+    want = oracle.vocab_growth(4, 3, 2)
+    assert diff(Answer.COUNTS, want, dict(want, extra=1)) is None
+    assert (
+        diff(Answer.COUNTS, want, {k: v for k, v in want.items() if k != "saved"}).reason == "keys"
+    )
+    m = diff(Answer.COUNTS, want, dict(want, saved=float(want["saved"])))
+    assert m.reason == "int_type" and m.path == '["saved"]'
