@@ -72,3 +72,11 @@ def reference(session: nox.Session) -> None:
     """Run the tests of the reference embed.py on every installed Python 3.8-3.13."""
     session.install("pytest")
     session.run("pytest", "tests/test_reference.py", *session.posargs)
+
+
+@nox.session
+def exercises(session: nox.Session) -> None:
+    """Regenerate the student stub exercises/embed.py (``-- --check`` only compares)."""
+    session.run(
+        "python", "-m", "grader.stubgen", "embed.py", "exercises/embed.py", *session.posargs
+    )
