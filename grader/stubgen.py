@@ -77,8 +77,10 @@ def _regions(lines: Sequence[str]) -> list[_Region]:
         edge, kind = match.groups()
         if edge == "BEGIN":
             if open_kind:
-                raise StubError(f"line {number}: BEGIN {kind} inside the {open_kind} region "
-                                f"opened on line {open_line}")
+                raise StubError(
+                    f"line {number}: BEGIN {kind} inside the {open_kind} region "
+                    f"opened on line {open_line}"
+                )
             open_kind, open_line = kind, number
         else:
             if open_kind != kind:
@@ -110,8 +112,11 @@ def _target_names(node: ast.AST) -> list[str]:
 
 
 def _is_docstring(node: ast.stmt) -> bool:
-    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str))
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
 
 
 class _Generator:
@@ -190,8 +195,9 @@ class _Generator:
                 self._drop_attached_comments(out, floor)
                 continue
             if any(n in self.solution for n in lines) and not self._inside_body(node):
-                raise StubError(f"lines {start}-{end}: a SOLUTION region must cover whole "
-                                "statements")
+                raise StubError(
+                    f"lines {start}-{end}: a SOLUTION region must cover whole statements"
+                )
             if self.keep(node):
                 self.emit(node, out)
             else:
@@ -216,8 +222,9 @@ class _Generator:
             names = [name for t in targets for name in _target_names(t)]
             private = [name for name in names if _is_private(name)]
             if private and len(private) < len(names):
-                raise StubError(f"line {node.lineno}: an assignment of private and public "
-                                "names together")
+                raise StubError(
+                    f"line {node.lineno}: an assignment of private and public names together"
+                )
             if private:
                 self.dropped.update(private)
                 return False
@@ -232,15 +239,16 @@ class _Generator:
         else:
             self._gap(start, end, out)
 
-    def _header(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
-                out: list[str]) -> tuple[int, str]:
+    def _header(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, out: list[str]
+    ) -> tuple[int, str]:
         """Emit decorators and header; return the header's last line and the body indent."""
         start = self._start(node)
         header_end = self._header_end(node)
         body_line = node.body[0].lineno
         if body_line == header_end:
             raise StubError(f"line {node.lineno}: put the body of {node.name} on its own lines")
-        out.extend(self.lines[start - 1:header_end])
+        out.extend(self.lines[start - 1 : header_end])
         indent = re.match(r"\s*", self.lines[body_line - 1])
         assert indent is not None
         return header_end, indent.group(0)
@@ -249,7 +257,7 @@ class _Generator:
         header_end, indent = self._header(node, out)
         body = node.body
         if _is_docstring(body[0]):
-            out.extend(self.lines[body[0].lineno - 1:self._end(body[0])])
+            out.extend(self.lines[body[0].lineno - 1 : self._end(body[0])])
         end = self._end(node)
         out.extend(self.stub[n] for n in range(header_end + 1, end + 1) if n in self.stub)
         out.append(indent + _BODY)
@@ -284,17 +292,24 @@ class _Generator:
             tree = ast.parse(text)
         except SyntaxError as exc:  # pragma: no cover - a bug of the rules above
             raise StubError(f"the stub does not parse: {exc}") from exc
-        defined = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
-                   and isinstance(n.ctx, ast.Store)}
-        defined |= {n.name for n in ast.walk(tree)
-                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
-                and isinstance(n.ctx, ast.Load)}
+        defined = {
+            n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        defined |= {
+            n.name
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        }
+        used = {
+            n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
         missing = sorted((used & self.dropped) - defined)
         if missing:
-            raise StubError(f"the stub still uses {', '.join(missing)}, which it leaves out; "
-                            "put the code that uses it between # BEGIN SOLUTION and "
-                            "# END SOLUTION")
+            raise StubError(
+                f"the stub still uses {', '.join(missing)}, which it leaves out; "
+                "put the code that uses it between # BEGIN SOLUTION and "
+                "# END SOLUTION"
+            )
 
 
 def _tidy(lines: list[str]) -> str:
@@ -319,9 +334,13 @@ def student_docstring(source: str) -> str:
     """The module docstring of the stub: what to do, the steps, how to grade."""
     tree = ast.parse(source)
     contract = {n.name for n in NAMES}
-    extra = [node.name for node in tree.body
-             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-             and not _is_private(node.name) and node.name not in contract]
+    extra = [
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and not _is_private(node.name)
+        and node.name not in contract
+    ]
     steps = []
     for step in sorted(s for s in STEPS if s > 0):
         names = [n.name for n in NAMES if n.step == step]
@@ -329,30 +348,32 @@ def student_docstring(source: str) -> str:
             names += extra
         title = STEPS[step]
         steps.append(_wrap(f"{step}. {title}: {', '.join(names)}", "  ", "     "))
-    return "\n".join([
-        "From the embedding table to the logits: your module.",
-        "",
-        "Every function below still raises NotImplementedError.  Replace that line with",
-        "your own code, one step at a time.  Keep the names, the parameters and the",
-        "constants exactly as they are: the grader imports this file and calls the",
-        "functions directly, with tables and ids of its own.  Use the standard library",
-        "only (math and random are enough), and never change a table, list or vector",
-        "that a function receives.  The docstring of each function says what it must",
-        "return; exercises/README.md explains every step, its error cases and the",
-        "report files in detail.",
-        "",
-        "The steps, each with the names it adds:",
-        "",
-        *steps,
-        "",
-        "Grade the steps you have finished so far: --upto 1 grades step 1 only, and",
-        "--upto N grades steps 1 to N.  Raise the number as you go on:",
-        "",
-        "    embed-grader embed.py --upto 1",
-        "",
-        "Without --upto the grader checks all eight steps.  Each failure shows the",
-        "input, the expected value and yours, and a command that replays it.",
-    ])
+    return "\n".join(
+        [
+            "From the embedding table to the logits: your module.",
+            "",
+            "Every function below still raises NotImplementedError.  Replace that line with",
+            "your own code, one step at a time.  Keep the names, the parameters and the",
+            "constants exactly as they are: the grader imports this file and calls the",
+            "functions directly, with tables and ids of its own.  Use the standard library",
+            "only (math and random are enough), and never change a table, list or vector",
+            "that a function receives.  The docstring of each function says what it must",
+            "return; exercises/README.md explains every step, its error cases and the",
+            "report files in detail.",
+            "",
+            "The steps, each with the names it adds:",
+            "",
+            *steps,
+            "",
+            "Grade the steps you have finished so far: --upto 1 grades step 1 only, and",
+            "--upto N grades steps 1 to N.  Raise the number as you go on:",
+            "",
+            "    embed-grader embed.py --upto 1",
+            "",
+            "Without --upto the grader checks all eight steps.  Each failure shows the",
+            "input, the expected value and yours, and a command that replays it.",
+        ]
+    )
 
 
 def _wrap(text: str, first: str, rest: str, width: int = 88) -> str:
@@ -383,13 +404,27 @@ def generate(source: str, *, docstring: str | None = "") -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m grader.stubgen",
-        description="Write the student stub generated from the reference solution.")
-    parser.add_argument("src", nargs="?", type=Path, default=DEFAULT_SRC,
-                        help="the reference module (default: embed.py of the project)")
-    parser.add_argument("dest", nargs="?", type=Path, default=DEFAULT_DEST,
-                        help="where the stub goes (default: exercises/embed.py)")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when DEST differs from the generated stub")
+        description="Write the student stub generated from the reference solution.",
+    )
+    parser.add_argument(
+        "src",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_SRC,
+        help="the reference module (default: embed.py of the project)",
+    )
+    parser.add_argument(
+        "dest",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_DEST,
+        help="where the stub goes (default: exercises/embed.py)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 when DEST differs from the generated stub",
+    )
     args = parser.parse_args(argv)
     try:
         stub = generate(args.src.read_text(encoding="utf-8"))
@@ -404,12 +439,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if current == stub:
             print(f"{args.dest} is up to date")
             return 0
-        diff = difflib.unified_diff((current or "").splitlines(keepends=True),
-                                    stub.splitlines(keepends=True),
-                                    str(args.dest), f"generated from {args.src}")
+        diff = difflib.unified_diff(
+            (current or "").splitlines(keepends=True),
+            stub.splitlines(keepends=True),
+            str(args.dest),
+            f"generated from {args.src}",
+        )
         sys.stdout.writelines(diff)
-        print(f"{args.dest} is out of date: run python -m grader.stubgen {args.src} {args.dest}",
-              file=sys.stderr)
+        print(
+            f"{args.dest} is out of date: run python -m grader.stubgen {args.src} {args.dest}",
+            file=sys.stderr,
+        )
         return 1
     if current == stub:
         print(f"{args.dest} is up to date")

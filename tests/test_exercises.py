@@ -47,8 +47,11 @@ def reference() -> ModuleType:
 
 
 def _public_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
-    return {node.name: node for node in tree.body
-            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")}
+    return {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
+    }
 
 
 # -- the committed stub -------------------------------------------------------------
@@ -57,7 +60,8 @@ def _public_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
 def test_committed_stub_is_what_the_generator_makes() -> None:
     expected = stubgen.generate(REFERENCE.read_text(encoding="utf-8"))
     assert STUB.read_text(encoding="utf-8") == expected, (
-        "exercises/embed.py is stale: run python -m grader.stubgen embed.py exercises/embed.py")
+        "exercises/embed.py is stale: run python -m grader.stubgen embed.py exercises/embed.py"
+    )
 
 
 def test_stub_parses_with_python_38_grammar() -> None:
@@ -101,10 +105,14 @@ def test_stub_has_the_reference_public_functions(reference: ModuleType) -> None:
 
 def test_stub_has_no_private_names() -> None:
     tree = ast.parse(STUB.read_text(encoding="utf-8"))
-    defined = [node.name for node in tree.body
-               if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
-    defined += [t.id for node in tree.body if isinstance(node, ast.Assign)
-                for t in node.targets if isinstance(t, ast.Name)]
+    defined = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+    defined += [
+        t.id
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    ]
     assert not [name for name in defined if name.startswith("_")]
 
 
@@ -188,7 +196,7 @@ def test_private_helpers_and_their_comments_are_dropped() -> None:
 
 
 def test_solution_markers_drop_whole_statements() -> None:
-    out = _gen('''
+    out = _gen("""
         A = 1
 
         # BEGIN SOLUTION
@@ -197,7 +205,7 @@ def test_solution_markers_drop_whole_statements() -> None:
         # END SOLUTION
 
         B = 2
-        ''')
+        """)
     assert out == "A = 1\n\n\nB = 2\n"
 
 
@@ -230,8 +238,9 @@ def test_stub_blocks_are_uncommented() -> None:
             json.dump({}, open(path, "w"))
         ''')
     assert 'import json\n\n# Start here.\nNAME = "report"\n' in out
-    assert out.endswith('    """Write the report."""\n    # fields = measure()\n'
-                        '    raise NotImplementedError\n')
+    assert out.endswith(
+        '    """Write the report."""\n    # fields = measure()\n    raise NotImplementedError\n'
+    )
     assert "BEGIN" not in out and "END" not in out
 
 
@@ -255,13 +264,15 @@ def test_public_classes_keep_their_shape() -> None:
             pass
         ''')
     assert "_secret" not in out and "_Hidden" not in out
-    assert "    @property\n    def size(self):\n        \"\"\"The size.\"\"\"\n" \
-           "        raise NotImplementedError\n" in out
+    assert (
+        '    @property\n    def size(self):\n        """The size."""\n'
+        "        raise NotImplementedError\n" in out
+    )
     ast.parse(out)
 
 
 def test_main_guard_is_kept() -> None:
-    out = _gen('''
+    out = _gen("""
         import sys
 
 
@@ -271,7 +282,7 @@ def test_main_guard_is_kept() -> None:
 
         if __name__ == "__main__":
             sys.exit(main())
-        ''')
+        """)
     assert out.endswith('if __name__ == "__main__":\n    sys.exit(main())\n')
 
 
@@ -285,15 +296,18 @@ def test_student_docstring_lists_the_steps() -> None:
     assert "write_report" in doc
 
 
-@pytest.mark.parametrize("source, message", [
-    ("# BEGIN SOLUTION\nA = 1\n", "never closed"),
-    ("A = 1\n# END SOLUTION\n", "without BEGIN"),
-    ("# BEGIN SOLUTION\n# BEGIN STUB\n# END STUB\n# END SOLUTION\n", "inside"),
-    ("# BEGIN STUB\nA = 1\n# END STUB\n", "commented lines only"),
-    ("X = (1,\n# BEGIN SOLUTION\n2)\n# END SOLUTION\n", "whole statements"),
-    ("def _h():\n    return 1\n\n\nA = _h()\n", "still uses _h"),
-    ("_a, b = 1, 2\n", "private and public"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("# BEGIN SOLUTION\nA = 1\n", "never closed"),
+        ("A = 1\n# END SOLUTION\n", "without BEGIN"),
+        ("# BEGIN SOLUTION\n# BEGIN STUB\n# END STUB\n# END SOLUTION\n", "inside"),
+        ("# BEGIN STUB\nA = 1\n# END STUB\n", "commented lines only"),
+        ("X = (1,\n# BEGIN SOLUTION\n2)\n# END SOLUTION\n", "whole statements"),
+        ("def _h():\n    return 1\n\n\nA = _h()\n", "still uses _h"),
+        ("_a, b = 1, 2\n", "private and public"),
+    ],
+)
 def test_generator_errors(source: str, message: str) -> None:
     with pytest.raises(stubgen.StubError, match=message):
         stubgen.generate(source, docstring=None)
