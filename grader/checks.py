@@ -156,6 +156,8 @@ def _lookup(rng: random.Random) -> list[Case]:
         out.append(ret("lookup", (t, ids), oracle.lookup(t, ids)))
     t = _tables(rng)[3]
     out.insert(0, ret("lookup", (t, []), []))
+    for i in (0, len(t) - 1, rng.randrange(len(t))):
+        out.insert(1, ret("lookup", (t, [i]), oracle.lookup(t, [i])))
     real = gen.real_table()
     ids = [137, 137, 0, len(real) - 1, rng.randrange(len(real))]
     out.append(ret("lookup", (real, ids), oracle.lookup(real, ids)))

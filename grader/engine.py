@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader import cases as gen
 from grader import show
 from grader.checks import CHECKS, MUTABLE_ARGS, Case, Check, Open, build
 from grader.contract import (
@@ -307,18 +308,16 @@ class Grading:
         outcomes = [by_id.get(index.get((check.id, i), -1)) for i in range(len(cases))]
         if check.advisory:
             return self.advisory(check, cases, outcomes)
-        first: tuple[Case, Outcome, Verdict] | None = None
+        failed: list[tuple[Case, Outcome, Verdict]] = []
         called: set[str] = set()
         for case, outcome in zip(cases, outcomes):
             if outcome is None:
                 continue
             verdict = judge(case, outcome)
-            if verdict is None:
-                continue
-            called.update(outcome.called)
-            if first is None:
-                first = (case, outcome, verdict)
-        if first is None:
+            if verdict is not None:
+                called.update(outcome.called)
+                failed.append((case, outcome, verdict))
+        if not failed:
             return Draft(
                 check.id,
                 check.step,
@@ -328,6 +327,8 @@ class Grading:
                 check.weight,
                 replay=False,
             )
+        # The smallest input that shows the mistake is the one worth reading.
+        first = min(failed, key=lambda f: gen.sizes(f[0].args))
         case, outcome, verdict = first
         if outcome.raised is not None and outcome.raised.type == "NotImplementedError":
             return Draft(
@@ -362,10 +363,7 @@ class Grading:
         for case, outcome in zip(cases, outcomes):
             if outcome is None or not isinstance(case.expect, Open):
                 continue
-            params: dict[str, Any] = {
-                "call": show.call(case.fn, case.args),
-                "about": case.expect.about,
-            }
+            params: dict[str, Any] = {"call": show.call(case.fn, case.args)}
             if outcome.kind == "returned":
                 notes.append(self.msg("open_returned", got=show.short(outcome.value), **params))
             elif outcome.kind == "raised" and outcome.raised is not None:
@@ -374,12 +372,13 @@ class Grading:
                 notes.append(
                     self.msg("open_other", detail=outcome.detail or outcome.kind, **params)
                 )
+        about = cases[0].expect.about if isinstance(cases[0].expect, Open) else ""
         return Draft(
             check.id,
             check.step,
             check.function,
             Status.ADVISORY,
-            "; ".join(notes),
+            self.msg("open_note", about=about, notes="; ".join(notes)),
             0,
             advisory=True,
             replay=False,
