@@ -81,8 +81,14 @@ def type_name(t):
 
 def _plain_base(t):
     """The builtin a subclass is based on, without calling anything of the class."""
-    for base, name in ((float, "float"), (int, "int"), (str, "str"), (list, "list"),
-                       (tuple, "tuple"), (dict, "dict")):
+    for base, name in (
+        (float, "float"),
+        (int, "int"),
+        (str, "str"),
+        (list, "list"),
+        (tuple, "tuple"),
+        (dict, "dict"),
+    ):
         if issubclass(t, base):
             return base, name
     return None, None
@@ -122,7 +128,7 @@ def pack_rows(rows, cols):
 
 def unpack_rows(text, cols):
     flat = unpack(text)
-    return [flat[i:i + cols] for i in range(0, len(flat), cols)]
+    return [flat[i : i + cols] for i in range(0, len(flat), cols)]
 
 
 def _finite(values):
@@ -201,8 +207,12 @@ class Encoder(object):
         if kinds == _ONLY_LISTS and type(items) is list and depth + 1 < MAX_DEPTH:
             widths = set(map(len, items))
             cols = widths.pop() if len(widths) == 1 else 0
-            if cols and cols * n >= PACK_FROM and cols * n <= self.left \
-                    and set(map(type, _chain(items))) <= _PACKABLE:
+            if (
+                cols
+                and cols * n >= PACK_FROM
+                and cols * n <= self.left
+                and set(map(type, _chain(items))) <= _PACKABLE
+            ):
                 self.left -= cols * n
                 return pack_rows(items, cols)
         if kinds <= _FLOATISH and _finite(items):
@@ -244,7 +254,7 @@ def describe(exc):
     except BaseException:
         message = ""
     if len(message) > MAX_MESSAGE:
-        message = message[:MAX_MESSAGE - 3] + "..."
+        message = message[: MAX_MESSAGE - 3] + "..."
     return {"type": type_name(t), "builtin": chain, "message": message}
 
 
@@ -304,12 +314,14 @@ def plan(m):
         def copy_seq(v, parts=parts, t=t):
             out = [e if p is None else p(e) for p, e in zip(parts, v)]  # noqa: B905 (Python 3.8)
             return out if t is list else tuple(out)
+
         return copy_seq
     if t is dict:
         keyed = {k: plan(v) for k, v in m.items()}
 
         def copy_dict(v, keyed=keyed):
             return {k: (e if keyed[k] is None else keyed[k](e)) for k, e in v.items()}
+
         return copy_dict
     if t is _Counted:
         return None
@@ -358,9 +370,12 @@ def changed(live, master, path):
             return path
         if all(map(operator.is_, live, master)):
             return None
-        if (t is list and _ONLY_LISTS == set(map(type, live)) == set(map(type, master))
-                and list(map(len, live)) == list(map(len, master))
-                and all(map(operator.is_, _chain(live), _chain(master)))):
+        if (
+            t is list
+            and _ONLY_LISTS == set(map(type, live)) == set(map(type, master))
+            and list(map(len, live)) == list(map(len, master))
+            and all(map(operator.is_, _chain(live), _chain(master)))
+        ):
             return None  # a table whose rows hold the very same numbers
         for i, (a, b) in enumerate(zip(live, master)):  # noqa: B905 (Python 3.8)
             if a is not b:
@@ -400,16 +415,62 @@ class _Stub(object):
         return "<%s: not available>" % object.__getattribute__(self, "_what")
 
     def _fail(self, *args, **kwargs):
-        raise ImportError("%s is not available: the exercise allows the standard library only"
-                          % object.__getattribute__(self, "_top"))
+        raise ImportError(
+            "%s is not available: the exercise allows the standard library only"
+            % object.__getattribute__(self, "_top")
+        )
 
 
-for _name in ("call", "getattr", "setattr", "delattr", "getitem", "setitem", "delitem",
-              "iter", "len", "bool", "contains", "float", "int", "index", "complex",
-              "add", "radd", "sub", "rsub", "mul", "rmul", "matmul", "rmatmul", "truediv",
-              "rtruediv", "floordiv", "rfloordiv", "mod", "rmod", "pow", "rpow", "neg",
-              "pos", "abs", "lt", "le", "gt", "ge", "enter", "exit", "mro_entries",
-              "instancecheck", "subclasscheck", "round", "trunc", "floor", "ceil", "hash"):
+for _name in (
+    "call",
+    "getattr",
+    "setattr",
+    "delattr",
+    "getitem",
+    "setitem",
+    "delitem",
+    "iter",
+    "len",
+    "bool",
+    "contains",
+    "float",
+    "int",
+    "index",
+    "complex",
+    "add",
+    "radd",
+    "sub",
+    "rsub",
+    "mul",
+    "rmul",
+    "matmul",
+    "rmatmul",
+    "truediv",
+    "rtruediv",
+    "floordiv",
+    "rfloordiv",
+    "mod",
+    "rmod",
+    "pow",
+    "rpow",
+    "neg",
+    "pos",
+    "abs",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "enter",
+    "exit",
+    "mro_entries",
+    "instancecheck",
+    "subclasscheck",
+    "round",
+    "trunc",
+    "floor",
+    "ceil",
+    "hash",
+):
     setattr(_Stub, "__%s__" % _name, _Stub._fail)
 del _name
 
@@ -447,8 +508,10 @@ class Watcher(object):
         f: Any = sys._getframe(2)
         while f is not None:
             name = f.f_code.co_filename
-            if name.startswith("<frozen ") or os.path.basename(os.path.dirname(name)) == \
-                    "importlib":
+            if (
+                name.startswith("<frozen ")
+                or os.path.basename(os.path.dirname(name)) == "importlib"
+            ):
                 f = f.f_back
                 continue
             return name == self.student_file
@@ -473,8 +536,12 @@ class Watcher(object):
         finally:
             self.busy = False
         import importlib.machinery
-        return importlib.machinery.ModuleSpec(fullname, _PlaceholderLoader(),  # type: ignore[arg-type]
-                                               is_package=True)
+
+        return importlib.machinery.ModuleSpec(
+            fullname,
+            _PlaceholderLoader(),  # type: ignore[arg-type]
+            is_package=True,
+        )
 
 
 # ---------------------------------------------------------------- the child
@@ -483,6 +550,7 @@ class Watcher(object):
 def _limit(name, value):
     try:
         import resource
+
         which = getattr(resource, name)
         resource.setrlimit(which, (value, value))
     except Exception:
@@ -494,6 +562,7 @@ def _traced(name, fn):
         if name not in _TRACE:
             _TRACE.append(name)
         return fn(*args, **kwargs)
+
     for attr in ("__name__", "__qualname__", "__doc__"):
         try:
             setattr(traced, attr, getattr(fn, attr))
@@ -517,6 +586,7 @@ def _flush():
 def _traceback(exc, path):
     try:
         import traceback
+
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != path:
             tb = tb.tb_next
@@ -539,7 +609,7 @@ class Child(object):
         data = (json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
         view = memoryview(data)
         while view:
-            view = view[os.write(self.out_fd, view):]
+            view = view[os.write(self.out_fd, view) :]
 
     def load(self, msg):
         path = msg["path"]
@@ -553,6 +623,7 @@ class Child(object):
         watcher = Watcher(msg.get("stdlib", ()), path)
         sys.meta_path.insert(0, watcher)
         import importlib.util
+
         error = None
         trace = ""
         start = time.perf_counter()
@@ -591,9 +662,17 @@ class Child(object):
                 names[name] = encode(space[name]) if name in space else "missing"
             except BaseException:
                 names[name] = "missing"
-        self.send({"op": "loaded", "ok": error is None, "names": names,
-                   "third_party": watcher.third_party, "error": error,
-                   "traceback": trace, "elapsed": elapsed})
+        self.send(
+            {
+                "op": "loaded",
+                "ok": error is None,
+                "names": names,
+                "third_party": watcher.third_party,
+                "error": error,
+                "traceback": trace,
+                "elapsed": elapsed,
+            }
+        )
 
     def run(self, msg):
         values = msg.get("values") or {}
@@ -641,8 +720,14 @@ class Child(object):
             mutated = changed(a, m, "args[%d]" % i)
             if mutated is not None:
                 break
-        answer = {"id": cid, "ok": error is None, "elapsed": elapsed, "mutated": mutated,
-                  "called": called, "mults": mults}
+        answer = {
+            "id": cid,
+            "ok": error is None,
+            "elapsed": elapsed,
+            "mutated": mutated,
+            "called": called,
+            "mults": mults,
+        }
         del args, masters
         if error is not None:
             answer["raised"] = describe(error)
@@ -665,7 +750,7 @@ class Child(object):
             del line
             view = memoryview(data)
             while view:
-                view = view[os.write(self.out_fd, view):]
+                view = view[os.write(self.out_fd, view) :]
 
 
 def main():

@@ -29,9 +29,9 @@ class Mismatch:
     total: int = 1  # out of how many
 
 
-def allowed_error(expected: float, scale: float = 1.0) -> float:
-    """The tolerance: ATOL * max(1, scale) + RTOL * |expected|."""
-    return ATOL * max(1.0, scale) + RTOL * abs(expected)
+def allowed_error(expected: float) -> float:
+    """The tolerance: ATOL + RTOL * |expected| (numpy's asymmetric isclose)."""
+    return ATOL + RTOL * abs(expected)
 
 
 def type_name(value: Any) -> str:
@@ -54,7 +54,7 @@ def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def float_diff(expected: float, got: Any, scale: float = 1.0, path: str = "") -> Mismatch | None:
+def float_diff(expected: float, got: Any, path: str = "") -> Mismatch | None:
     got = _plain(got)
     if isinstance(got, Foreign) and got.base == "int":
         got = got.value
@@ -67,7 +67,7 @@ def float_diff(expected: float, got: Any, scale: float = 1.0, path: str = "") ->
         return Mismatch(path, expected, got, "nan")
     if math.isinf(expected) or math.isinf(got):
         return None if expected == got else Mismatch(path, expected, got, "value")
-    tol = allowed_error(expected, scale)
+    tol = allowed_error(expected)
     if abs(got - expected) <= tol:
         return None
     return Mismatch(path, expected, got, "value", allowed=tol)
@@ -88,34 +88,29 @@ def _sequence(got: Any) -> Sequence[Any] | None:
     return None
 
 
-def _all_close(
-    expected: Sequence[float], seq: Sequence[Any], scales: Sequence[float] | None
-) -> bool:
+def _all_close(expected: Sequence[float], seq: Sequence[Any]) -> bool:
     """The fast path: every element a plain finite float or int within tolerance."""
-    for i, (e, g) in enumerate(zip(expected, seq)):
+    for e, g in zip(expected, seq):
         t = type(g)
         if t is not float and t is not int:
             return False
-        scale = scales[i] if scales else 1.0
-        if not abs(g - e) <= ATOL * (scale if scale > 1.0 else 1.0) + RTOL * abs(e):
+        if not abs(g - e) <= ATOL + RTOL * abs(e):
             return False  # also false for nan
     return True
 
 
-def vector_diff(
-    expected: Sequence[float], got: Any, scales: Sequence[float] | None = None, path: str = ""
-) -> Mismatch | None:
+def vector_diff(expected: Sequence[float], got: Any, path: str = "") -> Mismatch | None:
     seq = _sequence(got)
     if seq is None:
         return Mismatch(path, expected, got, "not_sequence")
     if len(seq) != len(expected):
         return Mismatch(path, len(expected), len(seq), "length")
-    if _all_close(expected, seq, scales):
+    if _all_close(expected, seq):
         return None
     first: Mismatch | None = None
     wrong = 0
     for i, (e, g) in enumerate(zip(expected, seq)):
-        m = float_diff(e, g, scales[i] if scales else 1.0, "%s[%d]" % (path, i))
+        m = float_diff(e, g, "%s[%d]" % (path, i))
         if m is not None:
             wrong += 1
             if first is None:
@@ -130,7 +125,6 @@ def vector_diff(
 def matrix_diff(
     expected: Sequence[Sequence[float]],
     got: Any,
-    scales: Sequence[Sequence[float]] | None = None,
     path: str = "",
 ) -> Mismatch | None:
     seq = _sequence(got)
@@ -141,7 +135,7 @@ def matrix_diff(
     first: Mismatch | None = None
     wrong = total = 0
     for r, (erow, grow) in enumerate(zip(expected, seq)):
-        m = vector_diff(erow, grow, scales[r] if scales else None, "%s[%d]" % (path, r))
+        m = vector_diff(erow, grow, "%s[%d]" % (path, r))
         total += len(erow)
         if m is not None:
             if m.reason in ("not_sequence", "length"):
@@ -184,18 +178,16 @@ def counts_diff(expected: dict[str, int], got: Any, path: str = "") -> Mismatch 
     return None
 
 
-def diff(
-    kind: Answer, expected: Any, got: Any, scale: Any = None, path: str = ""
-) -> Mismatch | None:
+def diff(kind: Answer, expected: Any, got: Any, path: str = "") -> Mismatch | None:
     """Compare one answer of the given kind with the expected value."""
     if kind is Answer.INT:
         return int_diff(expected, got, path)
     if kind is Answer.FLOAT:
-        return float_diff(expected, got, scale or 1.0, path)
+        return float_diff(expected, got, path)
     if kind is Answer.VECTOR:
-        return vector_diff(expected, got, scale, path)
+        return vector_diff(expected, got, path)
     if kind is Answer.MATRIX:
-        return matrix_diff(expected, got, scale, path)
+        return matrix_diff(expected, got, path)
     if kind is Answer.SHAPE:
         return shape_diff(expected, got, path)
     if kind is Answer.COUNTS:

@@ -234,8 +234,8 @@ REPORT_HEADINGS: tuple[str, ...] = (
     "√d 를 곱하면 무엇이 달라지나",
 )
 
-# The float tolerance: |got - expected| <= ATOL * scale + RTOL * |expected|, where
-# scale is 1 or, for a sum of products, the sum of the absolute terms.
+# The float tolerance, numpy's asymmetric isclose: |got - expected| <= ATOL + RTOL * |expected|.
+# The inputs are sized so that any summation order stays far inside it (a test checks).
 RTOL = 1e-9
 ATOL = 1e-9
 

@@ -74,8 +74,7 @@ def judge(case: Case, outcome: Outcome) -> Verdict | None:
     if isinstance(expect, Ranks):
         return _judge_ranking(case, expect, got, base)
     assert isinstance(expect, (Returns, Multiplies))
-    scale = expect.scale if isinstance(expect, Returns) else None
-    m = diff(expect.kind, expect.value, got, scale)
+    m = diff(expect.kind, expect.value, got)
     if m is not None:
         return Verdict(
             Status.FAIL,

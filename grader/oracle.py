@@ -71,21 +71,12 @@ def row_times_matrix(vec: Vector, matrix: Table) -> list[float]:
     return [dot(vec, column(matrix, c)) for c in range(width)]
 
 
-def row_times_matrix_scale(vec: Vector, matrix: Table) -> list[float]:
-    width = len(matrix[0]) if matrix else 0
-    return [dot_scale(vec, column(matrix, c)) for c in range(width)]
-
-
 def one_hot_mults(vocab: int, dim: int, count: int) -> int:
     return vocab * dim * count
 
 
 def logits(table: Table, hidden: Vector) -> list[float]:
     return [dot(row, hidden) for row in table]
-
-
-def logits_scale(table: Table, hidden: Vector) -> list[float]:
-    return [dot_scale(row, hidden) for row in table]
 
 
 def tied_params(vocab: int, dim: int) -> int:

@@ -145,7 +145,7 @@ def unpack(text: str) -> list[float]:
 
 def unpack_rows(text: str, cols: int) -> list[list[float]]:
     flat = unpack(text)
-    return [flat[i:i + cols] for i in range(0, len(flat), cols)]
+    return [flat[i : i + cols] for i in range(0, len(flat), cols)]
 
 
 def _finite(values: list[Any]) -> bool:
@@ -171,8 +171,11 @@ def encode(value: Any) -> Any:
         if kinds == _LISTS:
             widths = set(map(len, value))
             cols = widths.pop() if len(widths) == 1 else 0
-            if (cols and cols * len(value) >= PACK_FROM
-                    and set(map(type, itertools.chain.from_iterable(value))) == _FLOATS):
+            if (
+                cols
+                and cols * len(value) >= PACK_FROM
+                and set(map(type, itertools.chain.from_iterable(value))) == _FLOATS
+            ):
                 return pack_rows(value, cols)
         if kinds <= _NUMBERS and _finite(value):
             return value
@@ -221,8 +224,11 @@ def decode(line: bytes | str) -> Any:
 
 
 def _raised(data: Any) -> Raised:
-    return Raised(str(data.get("type", "?")), tuple(str(n) for n in data.get("builtin", ())),
-                  str(data.get("message", "")))
+    return Raised(
+        str(data.get("type", "?")),
+        tuple(str(n) for n in data.get("builtin", ())),
+        str(data.get("message", "")),
+    )
 
 
 # ---------------------------------------------------------------- the pipe
@@ -272,7 +278,7 @@ class _Pipe:
                 for key, _ in self.selector.select(left):
                     if key.fd == self.wfd:
                         try:
-                            view = view[os.write(self.wfd, view):]
+                            view = view[os.write(self.wfd, view) :]
                         except BlockingIOError:
                             pass
                         except (BrokenPipeError, ConnectionResetError):
@@ -289,7 +295,7 @@ class _Pipe:
             at = self.buf.find(b"\n", self.scan)
             if at >= 0:
                 out = bytes(self.buf[:at])
-                del self.buf[:at + 1]
+                del self.buf[: at + 1]
                 self.scan = 0
                 return out
             self.scan = len(self.buf)
@@ -325,9 +331,16 @@ class Sandbox:
     what ``run`` did.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, python: str | None = None,
-                 timeout: float = 3.0, memory_mb: int = 1024, isolation: str = "process",
-                 names: Sequence[str] = CONTRACT_NAMES) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        python: str | None = None,
+        timeout: float = 3.0,
+        memory_mb: int = 1024,
+        isolation: str = "process",
+        names: Sequence[str] = CONTRACT_NAMES,
+    ) -> None:
         if isolation not in ISOLATIONS:
             raise ValueError("isolation must be one of %s" % ", ".join(ISOLATIONS))
         self.path = os.path.abspath(os.fspath(path))
@@ -363,9 +376,16 @@ class Sandbox:
         with open(os.path.join(self._tmp, "startup.txt"), "wb") as err:
             try:
                 self._proc = subprocess.Popen(
-                    self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=err, cwd=self._tmp, env=env, close_fds=True,
-                    start_new_session=True, bufsize=0)
+                    self._command(),
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=err,
+                    cwd=self._tmp,
+                    env=env,
+                    close_fds=True,
+                    start_new_session=True,
+                    bufsize=0,
+                )
             except OSError as exc:
                 self._stop()
                 raise SandboxError("cannot start %s: %s" % (self.python, exc)) from exc
@@ -448,8 +468,9 @@ class Sandbox:
     def __enter__(self) -> Sandbox:
         return self
 
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     def __del__(self) -> None:
@@ -463,9 +484,17 @@ class Sandbox:
     def _load_message(self) -> bytes:
         functions = [n for n in self.names if not (n in BY_NAME and BY_NAME[n].is_constant)]
         constants = [n for n in self.names if n in BY_NAME and BY_NAME[n].is_constant]
-        msg = {"op": "load", "path": self.path, "memory_mb": self.memory_mb,
-               "cpu_seconds": CPU_SECONDS, "fsize_mb": FSIZE_MB, "max_line": MAX_LINE,
-               "stdlib": list(STDLIB), "functions": functions, "constants": constants}
+        msg = {
+            "op": "load",
+            "path": self.path,
+            "memory_mb": self.memory_mb,
+            "cpu_seconds": CPU_SECONDS,
+            "fsize_mb": FSIZE_MB,
+            "max_line": MAX_LINE,
+            "stdlib": list(STDLIB),
+            "functions": functions,
+            "constants": constants,
+        }
         return (_dumps(msg) + "\n").encode()
 
     def _output(self) -> str:
@@ -495,19 +524,41 @@ class Sandbox:
             if line is None:
                 output = self._output()
                 self._kill()
-                return Loaded(False, missing, (), None, "", output, time.monotonic() - start,
-                              "importing the module did not finish within %g s" % self.timeout)
+                return Loaded(
+                    False,
+                    missing,
+                    (),
+                    None,
+                    "",
+                    output,
+                    time.monotonic() - start,
+                    "importing the module did not finish within %g s" % self.timeout,
+                )
             data = decode(line)
         except (_Died, _TooLarge, ValueError, RecursionError):
             output = self._output()
-            return Loaded(False, missing, (), None, "", output, time.monotonic() - start,
-                          "%s while importing the module" % self._died())
+            return Loaded(
+                False,
+                missing,
+                (),
+                None,
+                "",
+                output,
+                time.monotonic() - start,
+                "%s while importing the module" % self._died(),
+            )
         error = data.get("error")
         names = dict(missing)
         names.update(data.get("names") or {})
-        return Loaded(bool(data.get("ok")), names, tuple(data.get("third_party") or ()),
-                      _raised(error) if error else None, str(data.get("traceback", "")),
-                      self._output(), float(data.get("elapsed", 0.0)))
+        return Loaded(
+            bool(data.get("ok")),
+            names,
+            tuple(data.get("third_party") or ()),
+            _raised(error) if error else None,
+            str(data.get("traceback", "")),
+            self._output(),
+            float(data.get("elapsed", 0.0)),
+        )
 
     def load(self) -> Loaded:
         """Start a child and import the module in it."""
@@ -544,8 +595,9 @@ class Sandbox:
         assert len(out) == len(calls)
         return out
 
-    def _pieces(self, calls: Sequence[Call],
-                todo: list[int]) -> tuple[dict[str, str], dict[int, tuple[str, list[str]]]]:
+    def _pieces(
+        self, calls: Sequence[Call], todo: list[int]
+    ) -> tuple[dict[str, str], dict[int, tuple[str, list[str]]]]:
         """The JSON text of shared values and of each call (with the values it uses)."""
         seen: dict[int, int] = {}
         for i in todo:
@@ -570,22 +622,27 @@ class Sandbox:
                 else:
                     args.append(_dumps(encode(a)))
             text = '{"id":%d,"fn":%s,"args":[%s],"count":%s}' % (
-                i, _dumps(c.fn), ",".join(args), _dumps(list(c.count)))
+                i,
+                _dumps(c.fn),
+                ",".join(args),
+                _dumps(list(c.count)),
+            )
             texts[i] = (text, used)
         return values, texts
 
-    def _batch(self, calls: Sequence[Call], todo: list[int],
-               results: list[Outcome | None]) -> None:
+    def _batch(self, calls: Sequence[Call], todo: list[int], results: list[Outcome | None]) -> None:
         values, texts = self._pieces(calls, todo)
         while todo:
             refs = sorted({r for i in todo for r in texts[i][1]}, key=lambda r: int(r[1:]))
             message = '{"op":"run","values":{%s},"calls":[%s]}\n' % (
                 ",".join('"%s":%s' % (r, values[r]) for r in refs),
-                ",".join(texts[i][0] for i in todo))
+                ",".join(texts[i][0] for i in todo),
+            )
             todo = self._exchange(message.encode(), calls, todo, results)
 
-    def _exchange(self, message: bytes, calls: Sequence[Call], todo: list[int],
-                  results: list[Outcome | None]) -> list[int]:
+    def _exchange(
+        self, message: bytes, calls: Sequence[Call], todo: list[int], results: list[Outcome | None]
+    ) -> list[int]:
         """Send one run message and read its answers; the calls still to run after a failure."""
         pipe = self._pipe
         assert pipe is not None
@@ -600,20 +657,35 @@ class Sandbox:
                 c = calls[i]
                 line = pipe.line(deadline) if sent else None
                 if line is None:
-                    failed = Outcome(c.id, c.fn, "timeout", elapsed=time.monotonic() - since,
-                                     detail="no answer within %g s" % self.timeout)
+                    failed = Outcome(
+                        c.id,
+                        c.fn,
+                        "timeout",
+                        elapsed=time.monotonic() - since,
+                        detail="no answer within %g s" % self.timeout,
+                    )
                     self._kill()
                     break
                 try:
                     data = decode(line)
                 except (ValueError, RecursionError):
-                    failed = Outcome(c.id, c.fn, "crashed", elapsed=time.monotonic() - since,
-                                     detail="the answer could not be read")
+                    failed = Outcome(
+                        c.id,
+                        c.fn,
+                        "crashed",
+                        elapsed=time.monotonic() - since,
+                        detail="the answer could not be read",
+                    )
                     self._kill()
                     break
                 if not isinstance(data, dict) or data.get("id") != i:
-                    failed = Outcome(c.id, c.fn, "crashed", elapsed=time.monotonic() - since,
-                                     detail="the answer did not follow the protocol")
+                    failed = Outcome(
+                        c.id,
+                        c.fn,
+                        "crashed",
+                        elapsed=time.monotonic() - since,
+                        detail="the answer did not follow the protocol",
+                    )
                     self._kill()
                     break
                 results[i] = self._outcome(c, data)
@@ -624,13 +696,19 @@ class Sandbox:
                 deadline = since + self.timeout
         except _Died:
             c = calls[todo[at]]
-            failed = Outcome(c.id, c.fn, "crashed", elapsed=time.monotonic() - since,
-                             detail="%s during the call" % self._died())
+            failed = Outcome(
+                c.id,
+                c.fn,
+                "crashed",
+                elapsed=time.monotonic() - since,
+                detail="%s during the call" % self._died(),
+            )
         except _TooLarge:
             c = calls[todo[at]]
             self._kill()
-            failed = Outcome(c.id, c.fn, "crashed", elapsed=time.monotonic() - since,
-                             detail="answer too large")
+            failed = Outcome(
+                c.id, c.fn, "crashed", elapsed=time.monotonic() - since, detail="answer too large"
+            )
         if failed is None:
             return []
         i = todo[at]
@@ -639,18 +717,20 @@ class Sandbox:
         self.child_seconds += failed.elapsed
         what = "timed out" if failed.kind == "timeout" else "crashed the child process"
         self._dead[failed.fn] = "not run: an earlier call of %s %s" % (failed.fn, what)
-        rest = todo[at + 1:]
+        rest = todo[at + 1 :]
         for j in rest:
             if calls[j].fn in self._dead:
-                results[j] = Outcome(calls[j].id, calls[j].fn, "skipped",
-                                     detail=self._dead[calls[j].fn])
+                results[j] = Outcome(
+                    calls[j].id, calls[j].fn, "skipped", detail=self._dead[calls[j].fn]
+                )
         rest = [j for j in rest if results[j] is None]
         if rest:
             self._restart(results, rest, calls)
         return [j for j in rest if results[j] is None]
 
-    def _restart(self, results: list[Outcome | None], rest: list[int],
-                 calls: Sequence[Call]) -> None:
+    def _restart(
+        self, results: list[Outcome | None], rest: list[int], calls: Sequence[Call]
+    ) -> None:
         """A new child with the module loaded again; on failure the rest is crashed."""
         self.restarts += 1
         again = self._load()
@@ -659,9 +739,12 @@ class Sandbox:
         self._stop()
         reason = again.detail or (again.error.type if again.error else "it failed")
         for j in rest:
-            results[j] = Outcome(calls[j].id, calls[j].fn, "crashed",
-                                 detail="the module could not be loaded again after a "
-                                        "restart: %s" % reason)
+            results[j] = Outcome(
+                calls[j].id,
+                calls[j].fn,
+                "crashed",
+                detail="the module could not be loaded again after a restart: %s" % reason,
+            )
 
     def _outcome(self, c: Call, data: dict[str, Any]) -> Outcome:
         mults = data.get("mults")
