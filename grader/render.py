@@ -8,7 +8,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
-from grader.contract import STEPS
+from grader.contract import CONSTANTS
 from grader.messages import text
 from grader.results import Report, Status
 
@@ -42,7 +42,12 @@ def render_text(report: Report, lang: str = "en") -> str:
     for step, (got, most) in report.by_step().items():
         checks = [c for c in report.checks if c.step == step]
         failing = [c for c in checks if not c.ok and c.status is not Status.SKIP]
-        started = any(c.status is not Status.SKIP for c in checks)
+        # A step is not started while none of its functions is, even if its constants pass.
+        functions = {c.function for c in checks if c.function not in CONSTANTS}
+        idle = {c.function for c in checks if c.status is Status.SKIP and c.code == "not_started"}
+        started = any(c.status is not Status.SKIP for c in checks) and not (
+            functions and functions <= idle
+        )
         if failing:
             state = "%s %d/%d" % (
                 t("status.fail"),
@@ -53,7 +58,7 @@ def render_text(report: Report, lang: str = "en") -> str:
             state = t("status.skip")
         else:
             state = t("status.pass")
-        title = STEPS.get(step, "")
+        title = t("step.%d" % step)
         lines.append(
             "%-46s %6.2f / %6.2f  %s" % (t("render.step", step=step, title=title), got, most, state)
         )
