@@ -7,6 +7,7 @@ import random
 import shlex
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,24 +122,31 @@ class Grading:
     def run(self) -> Report:
         start = time.perf_counter()
         checks = [c for c in CHECKS if selected(c.id, c.function, c.step, self.opts)]
-        plan = [(c, build(c, self.opts.seed)) for c in checks]
-        with Sandbox(
-            self.path,
-            python=self.opts.python,
-            timeout=self.opts.timeout,
-            isolation=self.opts.isolation,
-        ) as box:
-            loaded = box.load()
+        with (
+            Sandbox(
+                self.path,
+                python=self.opts.python,
+                timeout=self.opts.timeout,
+                isolation=self.opts.isolation,
+            ) as box,
+            ThreadPoolExecutor(max_workers=1) as child,
+        ):
+            # The child starts and imports the module while the cases are drawn, and
+            # runs the calls while the report files are checked.
+            loading = child.submit(box.load)
+            plan = [(c, build(c, self.opts.seed)) for c in checks]
+            loaded = loading.result()
             self.module_checks(loaded)
             calls, index = self.calls(plan, loaded)
-            outcomes = box.run(calls) if calls else []
+            running = child.submit(box.run, calls)
+            if self.opts.check_reports and selected(REPORT, REPORT, 8, self.opts):
+                self.report_checks()
+            outcomes = running.result()
             stats = (box.calls, box.child_seconds)
         by_id = {o.id: o for o in outcomes}
         for check, cases in plan:
             self.drafts.append(self.judge_check(check, cases, loaded, index, by_id))
         self.inputs_checks(plan, loaded, index, by_id)
-        if self.opts.check_reports and selected(REPORT, REPORT, 8, self.opts):
-            self.report_checks()
         self.attribute()
         results = self.score()
         return Report(

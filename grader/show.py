@@ -106,7 +106,11 @@ def _rounded(value: Any) -> Any:
 
 def call(fn: str, args: Sequence[Any]) -> str:
     """The call as people read it: small inputs in full, numbers to 4 digits."""
-    return "%s(%s)" % (fn, ", ".join(describe(_rounded(a)) for a in args))
+    return "%s(%s)" % (fn, ", ".join(describe(_rounded(a) if _small(a) else a) for a in args))
+
+
+def _small(value: Any) -> bool:
+    return literal(value) is not None
 
 
 def snippet(fn: str, args: Sequence[Any]) -> str | None:
