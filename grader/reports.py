@@ -226,8 +226,7 @@ def expected_fields() -> dict[str, Any]:
 
     The keys come in the order of ``contract.REPORT_FIELDS``; the caller gets its own copy.
     """
-    return {key: list(value) if isinstance(value, list) else value
-            for key, value in _expected()}
+    return {key: list(value) if isinstance(value, list) else value for key, value in _expected()}
 
 
 # Small helpers -----------------------------------------------------------------------
@@ -297,32 +296,40 @@ def _read(path: Path) -> _Read:
     except (FileNotFoundError, NotADirectoryError):
         return _Read(None, "report.file.missing", {"file": name, "dir": str(path.parent)})
     except OSError as exc:
-        return _Read(None, "report.file.unreadable",
-                     {"file": name, "error": exc.strerror or str(exc)})
+        return _Read(
+            None, "report.file.unreadable", {"file": name, "error": exc.strerror or str(exc)}
+        )
     if stat.S_ISDIR(info.st_mode):
         return _Read(None, "report.file.directory", {"file": name})
     if not stat.S_ISREG(info.st_mode):
         return _Read(None, "report.file.special", {"file": name})
     if info.st_size > MAX_BYTES:
-        return _Read(None, "report.file.too_large",
-                     {"file": name, "size": info.st_size, "limit": MAX_BYTES})
+        return _Read(
+            None, "report.file.too_large", {"file": name, "size": info.st_size, "limit": MAX_BYTES}
+        )
     try:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_BYTES + 1)
     except OSError as exc:
-        return _Read(None, "report.file.unreadable",
-                     {"file": name, "error": exc.strerror or str(exc)})
+        return _Read(
+            None, "report.file.unreadable", {"file": name, "error": exc.strerror or str(exc)}
+        )
     if len(raw) > MAX_BYTES:
-        return _Read(None, "report.file.too_large",
-                     {"file": name, "size": "> %d" % MAX_BYTES, "limit": MAX_BYTES})
+        return _Read(
+            None,
+            "report.file.too_large",
+            {"file": name, "size": "> %d" % MAX_BYTES, "limit": MAX_BYTES},
+        )
     try:
         decoded = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        return _Read(None, "report.file.not_utf8",
-                     {"file": name, "byte": "0x%02x" % raw[exc.start], "line": line,
-                      "column": column})
+        return _Read(
+            None,
+            "report.file.not_utf8",
+            {"file": name, "byte": "0x%02x" % raw[exc.start], "line": line, "column": column},
+        )
     return _Read(decoded, size=len(raw))
 
 
@@ -403,27 +410,64 @@ def _schema_errors(data: _Object, lang: str) -> list[tuple[int, str, str, dict[s
                 params = {"path": "$." + key, "expected": _kind_text(KINDS[key], lang)}
                 similar = difflib.get_close_matches(key, extras, 1, 0.7)
                 if similar:
-                    errors.append((order.get(key, len(order)), params["path"],
-                                   "report.json.schema_misspelt",
-                                   {**params, "similar": similar[0]}))
+                    errors.append(
+                        (
+                            order.get(key, len(order)),
+                            params["path"],
+                            "report.json.schema_misspelt",
+                            {**params, "similar": similar[0]},
+                        )
+                    )
                 else:
-                    errors.append((order.get(key, len(order)), params["path"],
-                                   "report.json.schema_missing", params))
+                    errors.append(
+                        (
+                            order.get(key, len(order)),
+                            params["path"],
+                            "report.json.schema_missing",
+                            params,
+                        )
+                    )
         elif err.validator == "type":
-            errors.append((rank, path, "report.json.schema_type",
-                           {"path": path, "found": _show(err.instance),
-                            "found_type": _type_name(err.instance),
-                            "expected": err.validator_value}))
+            errors.append(
+                (
+                    rank,
+                    path,
+                    "report.json.schema_type",
+                    {
+                        "path": path,
+                        "found": _show(err.instance),
+                        "found_type": _type_name(err.instance),
+                        "expected": err.validator_value,
+                    },
+                )
+            )
         elif err.validator in ("minItems", "maxItems") and isinstance(err.instance, list):
-            errors.append((rank, path, "report.json.schema_items",
-                           {"path": path, "expected": err.validator_value,
-                            "count": len(err.instance), "found": _show(err.instance)}))
+            errors.append(
+                (
+                    rank,
+                    path,
+                    "report.json.schema_items",
+                    {
+                        "path": path,
+                        "expected": err.validator_value,
+                        "count": len(err.instance),
+                        "found": _show(err.instance),
+                    },
+                )
+            )
         elif err.validator == "uniqueItems":
-            errors.append((rank, path, "report.json.schema_unique",
-                           {"path": path, "found": _show(err.instance)}))
+            errors.append(
+                (
+                    rank,
+                    path,
+                    "report.json.schema_unique",
+                    {"path": path, "found": _show(err.instance)},
+                )
+            )
         else:
-            errors.append((rank, path, "report.json.schema_other",
-                           {"path": path, "detail": err.message}))
+            errors.append(
+                (rank, path, "report.json.schema_other", {"path": path, "detail": err.message})
+            )
     # What JSON Schema lets through: 1.0 as an integer, NaN and infinities, repeated keys.
     for key, kind in REPORT_FIELDS:
         if key not in data:
@@ -436,14 +480,32 @@ def _schema_errors(data: _Object, lang: str) -> list[tuple[int, str, str, dict[s
             items = [("$.%s[%d]" % (key, i), v) for i, v in enumerate(value)]
         for path, item in items:
             if type(item) is float and item.is_integer():
-                errors.append((order[key], path, "report.json.schema_float_int",
-                               {"path": path, "found": _show(item)}))
+                errors.append(
+                    (
+                        order[key],
+                        path,
+                        "report.json.schema_float_int",
+                        {"path": path, "found": _show(item)},
+                    )
+                )
         if kind == "number" and type(value) is float and not math.isfinite(value):
-            errors.append((order[key], "$." + key, "report.json.schema_nonfinite",
-                           {"path": "$." + key, "found": _show(value)}))
+            errors.append(
+                (
+                    order[key],
+                    "$." + key,
+                    "report.json.schema_nonfinite",
+                    {"path": "$." + key, "found": _show(value)},
+                )
+            )
     for key, count in data.duplicates.items():
-        errors.append((order.get(key, len(order)), "$." + key, "report.json.schema_duplicate",
-                       {"path": "$." + key, "count": count}))
+        errors.append(
+            (
+                order.get(key, len(order)),
+                "$." + key,
+                "report.json.schema_duplicate",
+                {"path": "$." + key, "count": count},
+            )
+        )
     errors.sort(key=lambda e: (e[0], e[1]))
     return errors
 
@@ -452,13 +514,23 @@ def _schema_finding(data: _Object, lang: str) -> Finding:
     fid = "report.json.schema"
     errors = _schema_errors(data, lang)
     if not errors:
-        return Finding(fid, Status.PASS, text("report.json.schema_ok", lang, n=len(KEYS)),
-                       WEIGHTS[fid], "report.json.schema_ok")
+        return Finding(
+            fid,
+            Status.PASS,
+            text("report.json.schema_ok", lang, n=len(KEYS)),
+            WEIGHTS[fid],
+            "report.json.schema_ok",
+        )
     lines = [text(code, lang, **params) for _, _, code, params in errors]
-    message = text("report.json.schema_fail", lang, file=REPORT_JSON, n=len(errors),
-                   errors="; ".join(lines))
-    details = {"errors": [{"path": path, "code": code, "message": line}
-                          for (_, path, code, _), line in zip(errors, lines)]}
+    message = text(
+        "report.json.schema_fail", lang, file=REPORT_JSON, n=len(errors), errors="; ".join(lines)
+    )
+    details = {
+        "errors": [
+            {"path": path, "code": code, "message": line}
+            for (_, path, code, _), line in zip(errors, lines)
+        ]
+    }
     return Finding(fid, Status.FAIL, message, WEIGHTS[fid], "report.json.schema_fail", details)
 
 
@@ -484,7 +556,7 @@ def _type_ok(kind: str, got: Any) -> bool:
         return type(got) is bool
     if kind in ("shape", "indices"):
         return _is_int_list(got)
-    return (type(got) is int or type(got) is float)
+    return type(got) is int or type(got) is float
 
 
 def _value_finding(key: str, data: _Object, expected: Any, lang: str) -> Finding:
@@ -494,14 +566,21 @@ def _value_finding(key: str, data: _Object, expected: Any, lang: str) -> Finding
     details: dict[str, Any] = {"key": key, "expected": expected}
     if key not in data:
         code = "report.json.value_missing"
-        return Finding(fid, Status.FAIL, text(code, lang, key=key, expected=_show(expected)),
-                       weight, code, details)
+        return Finding(
+            fid,
+            Status.FAIL,
+            text(code, lang, key=key, expected=_show(expected)),
+            weight,
+            code,
+            details,
+        )
     got = data[key]
     details["found"] = _show(got)
     if _value_ok(key, got, expected):
         code = "report.json.value_ok"
-        return Finding(fid, Status.PASS, text(code, lang, key=key, found=_show(got)),
-                       weight, code, details)
+        return Finding(
+            fid, Status.PASS, text(code, lang, key=key, found=_show(got)), weight, code, details
+        )
     params: dict[str, Any] = {"key": key, "expected": _show(expected), "found": _show(got)}
     if not _type_ok(kind, got):
         code = "report.json.value_type"
@@ -541,8 +620,7 @@ def _consistency_finding(name: str, data: _Object, lang: str) -> Finding:
         if _is_number(ratio) and _is_number(scaled) and _is_number(plain) and plain != 0:
             computed = scaled / plain
             ok = _close(ratio, computed)
-            params.update(ratio=_show(ratio), computed=_show(computed),
-                          allowed=_allowed(computed))
+            params.update(ratio=_show(ratio), computed=_show(computed), allowed=_allowed(computed))
     elif name == "logit_argmax_is_self":
         is_self, argmax, probe = values
         if type(is_self) is bool and _is_int(argmax) and _is_int(probe):
@@ -560,17 +638,32 @@ def _consistency_finding(name: str, data: _Object, lang: str) -> Finding:
 
 
 def _json_ids() -> list[str]:
-    return (["report.json.schema"] + ["report.json.values." + key for key in KEYS]
-            + ["report.json.consistency." + name for name in CONSISTENCY])
+    return (
+        ["report.json.schema"]
+        + ["report.json.values." + key for key in KEYS]
+        + ["report.json.consistency." + name for name in CONSISTENCY]
+    )
 
 
 def _file_finding(fid: str, read: _Read, lang: str, name: str) -> Finding:
     if read.code:
-        return Finding(fid, Status.FAIL, text(read.code, lang, **read.params), WEIGHTS[fid],
-                       read.code, dict(read.params))
+        return Finding(
+            fid,
+            Status.FAIL,
+            text(read.code, lang, **read.params),
+            WEIGHTS[fid],
+            read.code,
+            dict(read.params),
+        )
     code = "report.file.ok"
-    return Finding(fid, Status.PASS, text(code, lang, file=name, size=read.size), WEIGHTS[fid],
-                   code, {"file": name, "size": read.size})
+    return Finding(
+        fid,
+        Status.PASS,
+        text(code, lang, file=name, size=read.size),
+        WEIGHTS[fid],
+        code,
+        {"file": name, "size": read.size},
+    )
 
 
 def _not_checked(ids: list[str], code: str, lang: str) -> list[Finding]:
@@ -604,12 +697,17 @@ _HASHES = re.compile(r"^\s{0,3}#{1,6}\S")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _LINKS = re.compile(r"\]\([^)]*\)|<?https?://\S+")
-_KEY = re.compile(r"(?<![A-Za-z0-9_])(%s)(?![A-Za-z0-9_])"
-                  % "|".join(sorted(KEYS, key=len, reverse=True)))
-_SEPARATOR = re.compile(r"[ \t]*(?:(?:==|=|:|≈|~|->|→|is|was|are|were|equals|은|는|이|가)"
-                        r"(?![A-Za-z])[ \t]*)?")
-_NUMBER = re.compile(r"[-−+]?(?:(?:\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*)(?:\.\d+)?|\.\d+)"
-                     r"(?:[eE][-−+]?\d+)?")
+_KEY = re.compile(
+    r"(?<![A-Za-z0-9_])(%s)(?![A-Za-z0-9_])" % "|".join(sorted(KEYS, key=len, reverse=True))
+)
+_SEPARATOR = re.compile(
+    r"[ \t]*(?:(?:==|=|:|≈|~|->|→|is|was|are|were|equals|은|는|이|가)"
+    r"(?![A-Za-z])[ \t]*)?"
+)
+_NUMBER = re.compile(
+    r"[-−+]?(?:(?:\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*)(?:\.\d+)?|\.\d+)"
+    r"(?:[eE][-−+]?\d+)?"
+)
 _BOOL = re.compile(r"(true|false|True|False)(?![A-Za-z0-9_])")
 _BY = re.compile(r"(\d+)[ \t]*[x×X][ \t]*(\d+)(?![\d.])")
 _OPERATORS = "×*/÷·+−-^"
@@ -639,13 +737,17 @@ def _lines(source: str) -> list[_Line]:
     for number, line in enumerate(source.split("\n"), start=1):
         if fence:
             closing = _FENCE.match(line)
-            if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(
-                    fence) and not line.strip().strip(fence[0]):
+            if (
+                closing
+                and closing.group(1)[0] == fence[0]
+                and len(closing.group(1)) >= len(fence)
+                and not line.strip().strip(fence[0])
+            ):
                 fence = ""
             out.append(_Line(number, line, True))
             continue
         opening = _FENCE.match(line)
-        if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end():]):
+        if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end() :]):
             fence = opening.group(1)
             out.append(_Line(number, line, True))
             continue
@@ -688,24 +790,43 @@ def _heading_finding(lines: list[_Line], found: list[_Heading | None], lang: str
             continue
         near = _closest(wanted, lines, taken)
         if near:
-            problems.append(("report.md.heading_missing",
-                             {"heading": "## " + wanted, "closest": near[0], "line": near[1]}))
+            problems.append(
+                (
+                    "report.md.heading_missing",
+                    {"heading": "## " + wanted, "closest": near[0], "line": near[1]},
+                )
+            )
         else:
             problems.append(("report.md.heading_missing_none", {"heading": "## " + wanted}))
     present = sorted((h.line, i) for i, h in enumerate(found) if h is not None)
     if [i for _, i in present] != sorted(i for _, i in present):
-        problems.append(("report.md.heading_order", {
-            "found": " / ".join(text("report.md.heading_at", lang,
-                                     heading="## " + REPORT_HEADINGS[i], line=line)
-                                for line, i in present),
-            "expected": " / ".join("## " + REPORT_HEADINGS[i] for _, i in sorted(
-                present, key=lambda p: p[1]))}))
-    details: dict[str, Any] = {"lines": {REPORT_HEADINGS[i]: (h.line if h else None)
-                         for i, h in enumerate(found)}}
+        problems.append(
+            (
+                "report.md.heading_order",
+                {
+                    "found": " / ".join(
+                        text(
+                            "report.md.heading_at",
+                            lang,
+                            heading="## " + REPORT_HEADINGS[i],
+                            line=line,
+                        )
+                        for line, i in present
+                    ),
+                    "expected": " / ".join(
+                        "## " + REPORT_HEADINGS[i] for _, i in sorted(present, key=lambda p: p[1])
+                    ),
+                },
+            )
+        )
+    details: dict[str, Any] = {
+        "lines": {REPORT_HEADINGS[i]: (h.line if h else None) for i, h in enumerate(found)}
+    }
     if not problems:
         code = "report.md.headings_ok"
-        return Finding(fid, Status.PASS, text(code, lang, n=len(REPORT_HEADINGS)),
-                       WEIGHTS[fid], code, details)
+        return Finding(
+            fid, Status.PASS, text(code, lang, n=len(REPORT_HEADINGS)), WEIGHTS[fid], code, details
+        )
     message = "; ".join(text(code, lang, **params) for code, params in problems)
     details["problems"] = [code for code, _ in problems]
     return Finding(fid, Status.FAIL, message, WEIGHTS[fid], problems[0][0], details)
@@ -722,34 +843,60 @@ def prose_letters(body: list[str]) -> int:
     return count
 
 
-def _prose_findings(lines: list[_Line], headings: list[_Heading],
-                    found: list[_Heading | None], lang: str) -> list[Finding]:
+def _prose_findings(
+    lines: list[_Line], headings: list[_Heading], found: list[_Heading | None], lang: str
+) -> list[Finding]:
     findings = []
     for i, (wanted, heading) in enumerate(zip(REPORT_HEADINGS, found)):
         fid = "report.md.prose.%d" % (i + 1)
         if heading is None:
             code = "report.md.prose_unchecked"
-            findings.append(Finding(fid, Status.FAIL, text(code, lang, heading=wanted),
-                                    WEIGHTS[fid], code, {"heading": wanted}))
+            findings.append(
+                Finding(
+                    fid,
+                    Status.FAIL,
+                    text(code, lang, heading=wanted),
+                    WEIGHTS[fid],
+                    code,
+                    {"heading": wanted},
+                )
+            )
             continue
-        end = min((h.line for h in headings if h.line > heading.line and h.level <= 2),
-                  default=len(lines) + 1)
+        end = min(
+            (h.line for h in headings if h.line > heading.line and h.level <= 2),
+            default=len(lines) + 1,
+        )
         heading_lines = {h.line for h in headings}
-        body = [line.text for line in lines
-                if heading.line < line.number < end and not line.code
-                and line.number not in heading_lines]
+        body = [
+            line.text
+            for line in lines
+            if heading.line < line.number < end
+            and not line.code
+            and line.number not in heading_lines
+        ]
         letters = prose_letters(body)
-        details = {"heading": wanted, "line": heading.line, "letters": letters,
-                   "minimum": PROSE_MIN_LETTERS}
+        details = {
+            "heading": wanted,
+            "line": heading.line,
+            "letters": letters,
+            "minimum": PROSE_MIN_LETTERS,
+        }
         if letters >= PROSE_MIN_LETTERS:
             code = "report.md.prose_ok"
             status = Status.PASS
         else:
             code = "report.md.prose_short"
             status = Status.FAIL
-        findings.append(Finding(fid, status, text(code, lang, heading=wanted, letters=letters,
-                                                  minimum=PROSE_MIN_LETTERS),
-                                WEIGHTS[fid], code, details))
+        findings.append(
+            Finding(
+                fid,
+                status,
+                text(code, lang, heading=wanted, letters=letters, minimum=PROSE_MIN_LETTERS),
+                WEIGHTS[fid],
+                code,
+                details,
+            )
+        )
     return findings
 
 
@@ -793,19 +940,19 @@ def _formula_before(line: str, start: int) -> bool:
 
 def _value_at(line: str, pos: int) -> tuple[str, Any, str, int] | None:
     """(written, value, kind, end) of the value starting at pos, if there is one."""
-    if line[pos:pos + 1] in ("[", "("):
+    if line[pos : pos + 1] in ("[", "("):
         close = "]" if line[pos] == "[" else ")"
         end = line.find(close, pos + 1)
         if end > pos:
-            inner = line[pos + 1:end]
+            inner = line[pos + 1 : end]
             items = _int_items(inner) if "," in inner or close == "]" else None
             if items is not None:
-                return line[pos:end + 1], items, "list", end + 1
+                return line[pos : end + 1], items, "list", end + 1
             if close == "]":
                 return None
-    if line[pos:pos + 1] in ("(", "`"):
+    if line[pos : pos + 1] in ("(", "`"):
         pos += 1
-        while line[pos:pos + 1] in (" ", "\t"):
+        while line[pos : pos + 1] in (" ", "\t"):
             pos += 1
     by = _BY.match(line, pos)
     if by:
@@ -826,12 +973,12 @@ def figures_in(line: str, number: int = 0) -> list[Figure]:
     found = []
     for match in _KEY.finditer(line):
         key, start, end = match.group(1), match.start(), match.end()
-        if line[end:end + 1] in ("[", "(", "."):
+        if line[end : end + 1] in ("[", "(", "."):
             continue  # a subscript, a call or an attribute
         j = end
-        if line[j:j + 1] in ("`", '"', "'"):
+        if line[j : j + 1] in ("`", '"', "'"):
             j += 1
-            if line[j:j + 1] == "[":
+            if line[j : j + 1] == "[":
                 continue
         if _formula_before(line, start):
             continue
@@ -907,16 +1054,31 @@ def _figures_finding(lines: list[_Line], json_data: _Object | None, lang: str) -
             if problem is None:
                 continue
             code, params = problem
-            params.update(line=fig.line, quote=_quote(line.text, fig), key=fig.key,
-                          written=fig.written, expected=_show(expected[fig.key]))
-            if (code == "report.md.figure_wrong" and json_data is not None
-                    and fig.key in json_data
-                    and not _value_ok(fig.key, json_data[fig.key], expected[fig.key])):
+            params.update(
+                line=fig.line,
+                quote=_quote(line.text, fig),
+                key=fig.key,
+                written=fig.written,
+                expected=_show(expected[fig.key]),
+            )
+            if (
+                code == "report.md.figure_wrong"
+                and json_data is not None
+                and fig.key in json_data
+                and not _value_ok(fig.key, json_data[fig.key], expected[fig.key])
+            ):
                 code = "report.md.figure_wrong_json"
                 params["json"] = _show(json_data[fig.key])
             problems.append(text(code, lang, **params))
-            listed.append({"line": fig.line, "key": fig.key, "written": fig.written,
-                           "expected": expected[fig.key], "code": code})
+            listed.append(
+                {
+                    "line": fig.line,
+                    "key": fig.key,
+                    "written": fig.written,
+                    "expected": expected[fig.key],
+                    "code": code,
+                }
+            )
     details: dict[str, Any] = {"figures": count, "problems": listed}
     if count == 0:
         code = "report.md.figures_none"
@@ -925,15 +1087,23 @@ def _figures_finding(lines: list[_Line], json_data: _Object | None, lang: str) -
         code = "report.md.figures_ok"
         return Finding(fid, Status.PASS, text(code, lang, n=count), WEIGHTS[fid], code, details)
     code = "report.md.figures_fail"
-    message = text(code, lang, n=len(problems), total=count, problems="; ".join(problems),
-                   minimum=MIN_SIGNIFICANT)
+    message = text(
+        code,
+        lang,
+        n=len(problems),
+        total=count,
+        problems="; ".join(problems),
+        minimum=MIN_SIGNIFICANT,
+    )
     return Finding(fid, Status.FAIL, message, WEIGHTS[fid], code, details)
 
 
 def _md_ids() -> list[str]:
-    return (["report.md.headings"]
-            + ["report.md.prose.%d" % (i + 1) for i in range(len(REPORT_HEADINGS))]
-            + ["report.md.figures"])
+    return (
+        ["report.md.headings"]
+        + ["report.md.prose.%d" % (i + 1) for i in range(len(REPORT_HEADINGS))]
+        + ["report.md.figures"]
+    )
 
 
 def _check_md(path: Path, json_data: _Object | None, lang: str) -> list[Finding]:
@@ -961,8 +1131,9 @@ def _guarded(ids: list[str], lang: str, run: Callable[[], list[Finding]]) -> lis
         return run()
     except Exception as exc:  # a fault of the grader must not stop the grading
         message = text("report.grader_fault", lang, error="%s: %s" % (type(exc).__name__, exc))
-        return [Finding(fid, Status.FAIL, message, WEIGHTS[fid], "report.grader_fault")
-                for fid in ids]
+        return [
+            Finding(fid, Status.FAIL, message, WEIGHTS[fid], "report.grader_fault") for fid in ids
+        ]
 
 
 def check(report_dir: Path | str, lang: str = "en") -> list[Finding]:
@@ -979,6 +1150,7 @@ def check(report_dir: Path | str, lang: str = "en") -> list[Finding]:
         return findings
 
     findings = _guarded(["report.json.file"] + _json_ids(), lang, run_json)
-    findings += _guarded(["report.md.file"] + _md_ids(), lang,
-                         lambda: _check_md(folder / REPORT_MD, parsed[0], lang))
+    findings += _guarded(
+        ["report.md.file"] + _md_ids(), lang, lambda: _check_md(folder / REPORT_MD, parsed[0], lang)
+    )
     return findings
