@@ -56,7 +56,7 @@ def judge(case: Case, outcome: Outcome) -> Verdict | None:
             return None
     base: dict[str, Any] = {"call": show.call(case.fn, case.args), "fn": case.fn}
     if outcome.kind == "timeout":
-        return Verdict(Status.TIMEOUT, "timeout", base)
+        return Verdict(Status.TIMEOUT, "timeout", dict(base, detail=outcome.detail))
     if outcome.kind == "crashed":
         return Verdict(Status.ERROR, "crashed", dict(base, detail=outcome.detail))
     if outcome.kind == "skipped":
