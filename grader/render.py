@@ -126,3 +126,7 @@ def register(name: str, renderer: Renderer) -> None:
 
 def render(report: Report, fmt: str = "text", lang: str = "en") -> str:
     return RENDERERS[fmt](report, lang)
+
+
+# JUnit XML and Gradescope's results.json register themselves.
+from grader import formats as _formats  # noqa: E402, F401

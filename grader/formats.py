@@ -1,0 +1,191 @@
+"""Formats for other systems: JUnit XML (CI test reports) and Gradescope's results.json.
+
+Both register themselves with ``grader.render`` on import, so ``--format junit`` and
+``--format gradescope`` work wherever ``grader.render`` is imported.
+
+Messages can hold anything the student's code produced, so every string goes
+through ``clean`` first: characters that XML 1.0 does not allow (control
+characters, lone surrogates, U+FFFE and U+FFFF) become visible escapes such as
+``\\x07``, and ElementTree escapes the rest (``&``, ``<``, quotes).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from grader.contract import MAX_SCORE, STEPS
+from grader.messages import text
+from grader.render import register, render_text
+from grader.results import CheckResult, Report, Status
+
+# Everything outside XML 1.0's Char production, plus the other C0/C1 controls
+# that are legal but unreadable; tab, newline and carriage return stay.
+_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+
+# A failure's message attribute is a one-line summary; the full text is the body.
+MESSAGE_LIMIT = 1000
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
+
+
+def clean(value: object) -> str:
+    """``value`` as text that is safe in XML and in UTF-8 JSON."""
+    return _INVALID.sub(_escape, str(value))
+
+
+def _one_line(value: str, limit: int = MESSAGE_LIMIT) -> str:
+    line = " ".join(value.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def check_text(check: CheckResult, lang: str) -> str:
+    """The message of a check with its hint, example and replay command, one per line."""
+    lines = [check.message]
+    if check.hint:
+        lines.append("%s: %s" % (text("render.hint", lang), check.hint))
+    snippet = check.details.get("snippet")
+    if snippet:
+        lines.append(text("snippet", lang, snippet=snippet))
+    traceback = check.details.get("traceback")
+    if traceback:
+        lines += str(traceback).splitlines()[-8:]
+    if check.reproduce:
+        lines.append("%s: %s" % (text("render.replay", lang), check.reproduce))
+    return "\n".join(clean(line) for line in lines)
+
+
+def _seconds(x: float) -> str:
+    return "%.3f" % max(0.0, x)
+
+
+# JUnit XML -----------------------------------------------------------------------------
+
+
+def render_junit(report: Report, lang: str = "en") -> str:
+    """JUnit XML: one ``testsuite`` per step, one ``testcase`` per check.
+
+    A wrong answer is a ``failure``; an exception, a crash or a call that did not
+    return in time is an ``error``; a check not graded is ``skipped``.  The seed and
+    the score are ``properties`` of every suite.
+    """
+    root = ET.Element("testsuites", name="embed-grader")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    properties = {
+        "path": report.path,
+        "seed": str(report.seed),
+        "score": "%g" % report.score,
+        "max_score": "%g" % report.max_score,
+    }
+    suites: list[tuple[str, list[CheckResult]]] = []
+    for step in sorted({c.step for c in report.checks}):
+        title = text("render.step", lang, step=step, title=STEPS.get(step, ""))
+        suites.append((title, [c for c in report.checks if c.step == step]))
+    share = report.child_time / max(1, len(report.checks))
+    for title, checks in suites:
+        suite = ET.SubElement(root, "testsuite", name=clean(title))
+        _properties(suite, properties)
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        for c in checks:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                name=clean(c.id),
+                classname=clean("embed.%s" % c.function),
+                time=_seconds(share),
+            )
+            counts["tests"] += 1
+            body = check_text(c, lang)
+            points = "%s/%s" % (_num(c.points), _num(c.max_points))
+            if c.status is Status.FAIL:
+                counts["failures"] += 1
+                el = ET.SubElement(case, "failure", type=c.code or "fail")
+            elif c.status in (Status.ERROR, Status.TIMEOUT):
+                counts["errors"] += 1
+                el = ET.SubElement(case, "error", type=c.code or c.status.value)
+            elif c.status is Status.SKIP:
+                counts["skipped"] += 1
+                el = ET.SubElement(case, "skipped")
+            else:
+                ET.SubElement(case, "system-out").text = "%s (%s)" % (clean(c.message), points)
+                continue
+            el.set("message", _one_line("%s (%s)" % (clean(c.message), points)))
+            if c.status is not Status.SKIP:
+                el.text = body
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            totals[key] += value
+        suite.set("time", _seconds(share * len(checks)))
+    if report.grader_error:
+        suite = ET.SubElement(root, "testsuite", name="embed-grader")
+        _properties(suite, properties)
+        case = ET.SubElement(suite, "testcase", name="grading", classname="embed", time="0.000")
+        message = clean(text("render.grader_error", lang, error=report.grader_error))
+        el = ET.SubElement(case, "error", type="grader_error", message=_one_line(message))
+        el.text = message
+        for key, value in {"tests": 1, "failures": 0, "errors": 1, "skipped": 0}.items():
+            suite.set(key, str(value))
+            totals[key] += value
+        suite.set("time", "0.000")
+    for key, value in totals.items():
+        root.set(key, str(value))
+    root.set("time", _seconds(report.elapsed))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+def _properties(suite: ET.Element, values: dict[str, str]) -> None:
+    props = ET.SubElement(suite, "properties")
+    for name, value in values.items():
+        ET.SubElement(props, "property", name=name, value=clean(value))
+
+
+def _num(x: float) -> str:
+    return ("%.2f" % x).rstrip("0").rstrip(".")
+
+
+# Gradescope ----------------------------------------------------------------------------
+
+
+def gradescope_results(report: Report, lang: str = "en") -> dict[str, Any]:
+    """Gradescope's results.json as a dict: the total, and one test per check."""
+    tests: list[dict[str, Any]] = []
+    numbers: dict[int, int] = {}
+    for c in report.checks:
+        numbers[c.step] = numbers.get(c.step, 0) + 1
+        tests.append(
+            {
+                "name": clean("%s · %s" % (STEPS.get(c.step, ""), c.id)),
+                "number": "%d.%d" % (c.step, numbers[c.step]),
+                "score": c.points,
+                "max_score": c.max_points,
+                "status": "passed" if c.ok else "failed",
+                "output": check_text(c, lang),
+                "visibility": "visible",
+            }
+        )
+    return {
+        "score": report.score,
+        # A report without checks (the grader failed) is still out of the full marks.
+        "max_score": report.max_score if report.checks else float(MAX_SCORE),
+        "execution_time": int(math.ceil(max(0.0, report.elapsed))),
+        "output": clean(render_text(report, lang)),
+        "output_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def render_gradescope(report: Report, lang: str = "en") -> str:
+    return json.dumps(gradescope_results(report, lang), indent=2, ensure_ascii=False) + "\n"
+
+
+register("junit", render_junit)
+register("gradescope", render_gradescope)
