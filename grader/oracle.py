@@ -129,7 +129,11 @@ def scaled_lookup(table: Table, ids: Sequence[int], dim: int) -> list[list[float
     return [[x * scale for x in table[i]] for i in ids]
 
 
-# Neighbours: exact scores decide ties; float scores decide what is "too close to call".
+# Neighbours.  Float scores decide what is clearly better.  Scores too close to call
+# may come in either order, except for exact ties that every correct implementation
+# computes bit for bit alike: equal rows, rows that are power-of-two multiples of each
+# other (for cosine), rows without direction, or a probe without direction.  Those
+# must come smallest index first.
 
 
 def _exact_dot(a: Vector, b: Vector) -> Fraction:
@@ -164,6 +168,23 @@ def scores(table: Table, token_id: int, by: str) -> list[float]:
     return out
 
 
+def tie_class(row: Vector, by: str) -> tuple[float, ...]:
+    """Rows with the same class score bit-for-bit alike against any probe.
+
+    For cosine a row is taken down to its first nonzero entry's binade, so that rows
+    that differ by a power-of-two factor (an exact scaling in binary floating point)
+    fall into one class.  Zero rows form one class: their cosine is 0.0 by the rule.
+    """
+    values = tuple(float(x) + 0.0 for x in row)  # -0.0 and 0.0 alike
+    if by != "cosine":
+        return values
+    first = next((x for x in values if x != 0.0), 0.0)
+    if first == 0.0:
+        return ()
+    _, exponent = math.frexp(first)
+    return tuple(math.ldexp(x, -exponent) for x in values)
+
+
 def close(a: float, b: float) -> bool:
     """Two scores too close to order by floating point: ties are then decided exactly."""
     return abs(a - b) <= 1e-9 * (1.0 + max(abs(a), abs(b)))
@@ -178,6 +199,8 @@ class Ranking:
         self.by = by
         self.scores = scores(table, token_id, by)
         self._exact: dict[int, Fraction] = {}
+        # A probe without direction scores 0.0 against every row: all tie.
+        self._flat = all(x == 0.0 for x in table[token_id])
 
     def exact(self, index: int) -> Fraction:
         if index not in self._exact:
@@ -186,8 +209,10 @@ class Ranking:
         return self._exact[index]
 
     def tied(self, a: int, b: int) -> bool:
-        """Exactly equal scores (decided in rational arithmetic)."""
-        return close(self.scores[a], self.scores[b]) and self.exact(a) == self.exact(b)
+        """An exact tie that every correct implementation computes bit for bit alike."""
+        if self._flat:
+            return True
+        return tie_class(self.table[a], self.by) == tie_class(self.table[b], self.by)
 
     def must_precede(self, a: int, b: int) -> bool:
         """Whether every correct list must put a before b.
@@ -198,13 +223,15 @@ class Ranking:
         sa, sb = self.scores[a], self.scores[b]
         if not close(sa, sb):
             return sa > sb
-        return a < b and self.exact(a) == self.exact(b)
+        return a < b and self.tied(a, b)
 
     def before(self, a: int, b: int) -> bool:
         """Whether a must be listed before b: better score, or an exact tie and smaller."""
         sa, sb = self.scores[a], self.scores[b]
         if not close(sa, sb):
             return sa > sb
+        if self.tied(a, b):
+            return a < b
         ea, eb = self.exact(a), self.exact(b)
         return ea > eb or (ea == eb and a < b)
 

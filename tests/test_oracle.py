@@ -93,3 +93,21 @@ def test_worked_examples():
     assert oracle.cosine([0.9, 0.2, -0.1], [0.8, 0.3, 0.0]) == pytest.approx(0.985, abs=1e-3)
     assert oracle.untied_params(50257, 768) == 77_194_752
     assert math.isclose(oracle.rms([3.0, -4.0]), math.sqrt(12.5))
+
+
+def test_mathematical_ties_that_round_differently_may_come_in_any_order():
+    # In a table one cell wide every cosine is exactly +1 or -1, but only rows that
+    # are equal or power-of-two multiples of each other are computed bit for bit
+    # alike by every correct implementation; other pairs are left to the float order.
+    table = [[0.3], [0.2413], [0.06644], [0.4826], [0.2413]]
+    ranking = oracle.Ranking(table, 0, "cosine")
+    assert not ranking.must_precede(1, 2) and not ranking.must_precede(2, 1)
+    assert ranking.must_precede(1, 3)  # 0.4826 is 2 * 0.2413
+    assert ranking.must_precede(1, 4) and not ranking.must_precede(4, 1)
+
+
+def test_a_probe_without_direction_ties_every_row():
+    table = [[0.0, 0.0], [0.5, 0.1], [-0.3, 0.2]]
+    for by in ("cosine", "dot"):
+        ranking = oracle.Ranking(table, 0, by)
+        assert ranking.must_precede(1, 2) and not ranking.must_precede(2, 1)
