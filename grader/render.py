@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import unicodedata
 from collections.abc import Callable
 from importlib import resources
 from typing import Any
@@ -60,7 +61,8 @@ def render_text(report: Report, lang: str = "en") -> str:
             state = t("status.pass")
         title = t("step.%d" % step)
         lines.append(
-            "%-46s %6.2f / %6.2f  %s" % (t("render.step", step=step, title=title), got, most, state)
+            "%s %6.2f / %6.2f  %s"
+            % (_pad(t("render.step", step=step, title=title), 46), got, most, state)
         )
     lines.append("")
     lines.append(t("render.total", score=_num(report.score), max_score=_num(report.max_score)))
@@ -107,6 +109,12 @@ def render_text(report: Report, lang: str = "en") -> str:
             seen.add(c.message)
             lines.append("  · %s" % c.message)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _pad(s: str, width: int) -> str:
+    """``s`` padded to ``width`` terminal columns (Hangul and Han take two)."""
+    used = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
+    return s + " " * max(0, width - used)
 
 
 def _num(x: float) -> str:
