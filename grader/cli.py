@@ -1,4 +1,4 @@
-"""Command line: ``embed-grader [PATH] [options]``.
+"""Command line: ``embed-grader [PATH] [options]``; ``embed-grader batch ...`` grades a class.
 
 Exit status: 0 when every check passed, 1 when graded with failures, 2 when the
 grader could not grade (bad arguments, missing file, a fault of the grader itself).
@@ -26,6 +26,8 @@ def parser() -> argparse.ArgumentParser:
         description="Grade an embed.py of the exercise 'from the embedding table to the "
         "logits': every function is called with fresh random inputs and "
         "compared with values the grader computes itself.",
+        epilog="To grade a whole class: embed-grader batch SUBMISSIONS_DIR --out DIR "
+        "(see embed-grader batch --help).",
     )
     p.add_argument(
         "path", nargs="?", default="embed.py", help="the module to grade (default: ./embed.py)"
@@ -87,6 +89,11 @@ def _fail(message: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["batch"]:
+        from grader import batch
+
+        return batch.main(argv[1:])
     args = parser().parse_args(argv)
     lang = args.lang or default_language()
     if args.timeout <= 0:
