@@ -1,0 +1,156 @@
+"""The visible corpus of student modules, graded end to end.
+
+``tests/corpus/wrong/`` holds complete modules with exactly one mistake each.  The
+first line of every file names the contract function that must be blamed
+(``# blame: NAME``, or ``imports`` for a forbidden import), the second line says
+what the mistake is.  The grader must fail each of them and blame exactly the
+named functions, on several seeds.
+
+``tests/corpus/right/`` holds correct modules written in clearly different
+styles (summation orders, tuples for lists, shared rows, other ways to rank).
+Each must get full marks on every one of twenty seeds, as must the reference.
+
+The report-file checks read the reference's own, correct report files, so the
+module's code is the only thing that can fail.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader import contract
+from grader.results import Report
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus"
+REFERENCE = ROOT / "embed.py"
+WRONG = sorted((CORPUS / "wrong").glob("*.py"))
+RIGHT = sorted((CORPUS / "right").glob("*.py"))
+
+# Grade the report files against the reference's correct ones.
+REPORT_DIR = ROOT / "reference"
+WRONG_SEEDS = (7, 4242, 906150)
+RIGHT_SEEDS = tuple(range(1, 21))
+
+
+def _seeds(seeds: tuple[int, ...]) -> list[object]:
+    """The first seed runs always; the others are marked ``slow``.
+
+    One grading run takes a second or two, and the whole corpus over all seeds
+    takes several minutes; ``-m "not slow"`` keeps one seed per module.
+    """
+    return [seeds[0]] + [pytest.param(s, marks=pytest.mark.slow) for s in seeds[1:]]
+
+
+BLAMEABLE = {n.name for n in contract.NAMES} | {contract.MODULE}
+
+
+def read_header(path: Path) -> tuple[set[str], str]:
+    """The names on the ``# blame:`` line and the text of the ``# mistake:`` line."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) >= 2, "%s: too short for the two header lines" % path.name
+    blame, mistake = lines[0], lines[1]
+    assert blame.startswith("# blame: "), "%s: first line must be '# blame: NAME'" % path.name
+    assert mistake.startswith("# mistake: "), "%s: second line must be '# mistake: ...'" % path.name
+    names = {n.strip() for n in blame[len("# blame: ") :].split(",") if n.strip()}
+    return names, mistake[len("# mistake: ") :].strip()
+
+
+def grade_file(path: Path, seed: int) -> Report:
+    # Imported here so that the header checks below run even while the
+    # grader's entry point is missing or broken.
+    from grader import grade
+
+    return grade(path, seed=seed, report_dir=REPORT_DIR)
+
+
+def describe(report: Report) -> str:
+    """Every check that did not pass, one per line, for a readable failure."""
+    lines = [
+        "%s (seed %d): score %s / %s, passed=%s, blamed=%s"
+        % (
+            Path(report.path).name,
+            report.seed,
+            report.score,
+            report.max_score,
+            report.passed,
+            sorted(report.blamed()),
+        )
+    ]
+    if report.grader_error:
+        lines.append("  grader error: %s" % report.grader_error)
+    for c in report.checks:
+        if c.ok and c.points == c.max_points:
+            continue
+        cause = " (caused by %s)" % ", ".join(c.caused_by) if c.caused_by else ""
+        lines.append(
+            "  %s [%s] %s %s/%s%s: %s"
+            % (c.id, c.function, c.status.value, c.points, c.max_points, cause, c.message)
+        )
+        if c.hint:
+            lines.append("      hint: %s" % c.hint)
+    return "\n".join(lines)
+
+
+def _stem(path: Path) -> str:
+    return path.stem
+
+
+# The corpus itself ----------------------------------------------------------------
+
+
+def test_corpus_is_there() -> None:
+    assert len(WRONG) >= 70, "expected the full list of wrong modules"
+    assert len(RIGHT) >= 10, "expected at least ten right modules"
+    readme = (CORPUS / "README.md").read_text(encoding="utf-8")
+    for path in WRONG + RIGHT:
+        assert "%s/%s" % (path.parent.name, path.name) in readme, (
+            "%s is not listed in tests/corpus/README.md" % path.name
+        )
+
+
+@pytest.mark.parametrize("path", WRONG, ids=_stem)
+def test_wrong_header(path: Path) -> None:
+    names, mistake = read_header(path)
+    assert names, "%s: no name on the blame line" % path.name
+    assert names <= BLAMEABLE, "%s: unknown names %s" % (path.name, sorted(names - BLAMEABLE))
+    assert mistake, "%s: the mistake line is empty" % path.name
+
+
+# Grading ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", _seeds(WRONG_SEEDS))
+@pytest.mark.parametrize("path", WRONG, ids=_stem)
+def test_wrong_module_is_caught(path: Path, seed: int) -> None:
+    names, mistake = read_header(path)
+    report = grade_file(path, seed)
+    detail = "mistake: %s\n%s" % (mistake, describe(report))
+    assert not report.passed, "a wrong module passed\n" + detail
+    assert report.score < report.max_score, "a wrong module got full marks\n" + detail
+    assert report.blamed() == names, "blamed %s, expected %s\n%s" % (
+        sorted(report.blamed()),
+        sorted(names),
+        detail,
+    )
+
+
+def _full_marks(path: Path, seed: int) -> None:
+    report = grade_file(path, seed)
+    detail = describe(report)
+    assert not report.grader_error, detail
+    assert report.passed, detail
+    assert report.score == report.max_score, detail
+
+
+@pytest.mark.parametrize("seed", _seeds(RIGHT_SEEDS))
+@pytest.mark.parametrize("path", RIGHT, ids=_stem)
+def test_right_module_gets_full_marks(path: Path, seed: int) -> None:
+    _full_marks(path, seed)
+
+
+@pytest.mark.parametrize("seed", _seeds(RIGHT_SEEDS))
+def test_reference_gets_full_marks(seed: int) -> None:
+    _full_marks(REFERENCE, seed)
