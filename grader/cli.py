@@ -78,6 +78,12 @@ def parser() -> argparse.ArgumentParser:
         choices=("process", "bwrap"),
         help="isolation of the child process (default: process)",
     )
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also show what the behaviour the contract leaves open did",
+    )
     p.add_argument("--no-report", action="store_true", help="skip the report-file checks")
     p.add_argument("--version", action="version", version="embed-grader %s" % __version__)
     return p
@@ -121,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("EMBED_GRADER_DEBUG"):
             traceback.print_exc()
         return 2
-    out = render(report, args.format, lang)
+    out = render(report, args.format, lang, args.verbose)
     if args.output:
         Path(args.output).write_text(out, encoding="utf-8")
         if args.format != "text":

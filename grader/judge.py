@@ -82,9 +82,10 @@ def judge(case: Case, outcome: Outcome) -> Verdict | None:
     assert isinstance(expect, (Returns, Multiplies))
     m = diff(expect.kind, expect.value, got)
     if m is not None:
+        code = "value_scalar" if m.reason == "value" and not m.path else m.reason
         return Verdict(
             Status.FAIL,
-            m.reason,
+            code,
             dict(base, **_mismatch_params(m)),
             hints.guess(case.fn, case.args, got),
         )

@@ -32,7 +32,7 @@ def step_pointer(step: int, lang: str) -> str:
     return "exercises/%s" % where if where else ""
 
 
-def render_text(report: Report, lang: str = "en") -> str:
+def render_text(report: Report, lang: str = "en", verbose: bool = False) -> str:
     def t(code: str, **params: Any) -> str:
         return text(code, lang, **params)
 
@@ -70,6 +70,9 @@ def render_text(report: Report, lang: str = "en") -> str:
     if failures:
         lines += ["", t("render.failures") + ":"]
         # Failures that follow from another failing function come last.
+        # Checks that could not run because a file is unreadable say so once.
+        unread = [c for c in failures if c.code.endswith(".not_read")]
+        failures = [c for c in failures if not c.code.endswith(".not_read")]
         for c in sorted(failures, key=lambda c: (bool(c.caused_by), c.step)):
             lines.append("")
             lines.append(
@@ -93,22 +96,29 @@ def render_text(report: Report, lang: str = "en") -> str:
                 lines += ["    " + line for line in str(c.details["traceback"]).splitlines()[-8:]]
             if c.reproduce:
                 lines.append("  %s: %s" % (t("render.replay"), c.reproduce))
+        for code in sorted({c.code for c in unread}):
+            same = [c for c in unread if c.code == code]
+            lines += ["", "✗ " + t("render.not_read", n=len(same), message=same[0].message)]
     else:
         lines += ["", t("render.all_passed") if report.passed else ""]
-    notes = [
-        c
-        for c in report.checks
-        if c.status is Status.ADVISORY or (c.status is Status.SKIP and c.code == "not_started")
-    ]
-    if notes:
-        lines += ["", t("render.notes") + ":"]
-        seen = set()
-        for c in notes:
-            if c.message in seen:
-                continue
+    lines += _notes(report, t, verbose)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _notes(report: Report, t: Callable[..., str], verbose: bool) -> list[str]:
+    """Functions not started yet, and (with verbose) what the open behaviour did."""
+    lines: list[str] = []
+    seen: set[str] = set()
+    for c in report.checks:
+        if c.status is Status.SKIP and c.code == "not_started" and c.message not in seen:
             seen.add(c.message)
             lines.append("  · %s" % c.message)
-    return "\n".join(lines).rstrip() + "\n"
+    advisory = [c for c in report.checks if c.status is Status.ADVISORY]
+    if verbose:
+        lines += ["  · %s" % c.message for c in advisory]
+    elif advisory:
+        lines.append("  · " + t("render.open_count", n=len(advisory)))
+    return (["", t("render.notes") + ":"] + lines) if lines else []
 
 
 def _pad(s: str, width: int) -> str:
@@ -132,7 +142,9 @@ def register(name: str, renderer: Renderer) -> None:
     RENDERERS[name] = renderer
 
 
-def render(report: Report, fmt: str = "text", lang: str = "en") -> str:
+def render(report: Report, fmt: str = "text", lang: str = "en", verbose: bool = False) -> str:
+    if fmt == "text":
+        return render_text(report, lang, verbose)
     return RENDERERS[fmt](report, lang)
 
 
