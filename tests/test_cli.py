@@ -1,0 +1,179 @@
+"""The command line: exit status, formats, selection, replay."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from grader.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "reference"
+SCHEMA = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
+PY38 = Path("/root/.pyenv/versions/3.8.18/bin/python3.8")
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def negative_ids(tmp_path: Path) -> Path:
+    """A module whose lookup lets negative ids through, with correct report files."""
+    source = (ROOT / "embed.py").read_text("utf-8")
+    wrong = source.replace(
+        "        _check_id(token_id, len(table))\n        rows.append(list(",
+        "        rows.append(list(",
+        1,
+    )
+    assert wrong != source
+    path = tmp_path / "embed.py"
+    path.write_text(wrong, "utf-8")
+    for name in ("embed_report.json", "embed_report.md"):
+        shutil.copy(REFERENCE / name, tmp_path / name)
+    return path
+
+
+def test_reference_passes_with_exit_0(capsys):
+    code, out, _ = run(capsys, str(ROOT / "embed.py"), "--seed", "3", "--lang", "en")
+    assert code == 0
+    assert "seed 3" in out.splitlines()[0]
+    assert "score 100 / 100" in out
+
+
+def test_wrong_module_exits_1_and_names_the_failure(capsys, negative_ids):
+    code, out, _ = run(capsys, str(negative_ids), "--seed", "11", "--lang", "en")
+    assert code == 1
+    assert "✗ lookup.out_of_range" in out
+    assert "expected IndexError" in out
+    replay = re.search(r"replay: (.+)", out).group(1)
+    assert "--seed 11" in replay and "--check lookup.out_of_range" in replay
+
+
+def test_replay_command_reproduces_the_failure(capsys, negative_ids):
+    code, out, _ = run(
+        capsys, str(negative_ids), "--seed", "11", "--lang", "en", "--format", "json"
+    )
+    first = json.loads(out)
+    failed = [c for c in first["checks"] if c["status"] == "fail"]
+    assert failed
+    argv = failed[0]["reproduce"].split()[1:]
+    code, out, _ = run(capsys, *argv, "--format", "json", "--lang", "en")
+    again = json.loads(out)
+    assert code == 1
+    assert [c["id"] for c in again["checks"]] == [failed[0]["id"]]
+    assert again["checks"][0]["message"] == failed[0]["message"]
+
+
+def test_json_output_follows_its_schema(capsys, negative_ids):
+    for path in (ROOT / "embed.py", negative_ids):
+        code, out, _ = run(capsys, str(path), "--format", "json")
+        data = json.loads(out)
+        jsonschema.Draft202012Validator(SCHEMA).validate(data)
+        assert data["score"] <= data["max_score"] == 100
+        assert data["passed"] is (code == 0)
+
+
+def test_output_file(capsys, tmp_path):
+    target = tmp_path / "result.json"
+    code, out, _ = run(
+        capsys, str(ROOT / "embed.py"), "--format", "json", "--output", str(target), "--seed", "1"
+    )
+    assert code == 0
+    assert json.loads(target.read_text("utf-8"))["seed"] == 1
+    assert "score" in out  # a text summary still reaches the terminal
+
+
+def test_missing_file_exits_2(capsys, tmp_path):
+    code, out, err = run(capsys, str(tmp_path / "nope.py"))
+    assert code == 2 and out == ""
+    assert "no such file" in err
+
+
+def test_missing_interpreter_exits_2(capsys):
+    code, _, err = run(capsys, str(ROOT / "embed.py"), "--python", "/no/such/python")
+    assert code == 2 and "interpreter" in err
+
+
+def test_bad_arguments_exit_2():
+    with pytest.raises(SystemExit) as exc:
+        main(["--upto", "9"])
+    assert exc.value.code == 2
+
+
+def test_check_selects_one_function(capsys):
+    code, out, _ = run(capsys, str(ROOT / "embed.py"), "--check", "cosine", "--format", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert {c["function"] for c in data["checks"]} == {"cosine"}
+
+
+def test_upto_grades_the_first_steps_only(capsys):
+    code, out, _ = run(
+        capsys, str(ROOT / "exercises" / "embed.py"), "--upto", "1", "--format", "json"
+    )
+    data = json.loads(out)
+    assert code == 1
+    assert max(c["step"] for c in data["checks"]) == 1
+    funcs = {c["function"]: c["status"] for c in data["checks"] if c["step"] == 1}
+    assert funcs["make_table"] == "skip" and funcs["VOCAB"] == "pass"
+    assert "Traceback" not in out
+
+
+def test_stub_scores_zero_without_crashing(capsys):
+    code, out, _ = run(
+        capsys,
+        str(ROOT / "exercises" / "embed.py"),
+        "--lang",
+        "en",
+        "--report-dir",
+        str(REFERENCE),
+        "--check",
+        "lookup",
+    )
+    assert code == 1
+    assert "lookup is not started yet" in out
+
+
+@pytest.mark.skipif(not PY38.exists(), reason="no Python 3.8 here")
+def test_another_interpreter_grades_the_same(capsys):
+    code, out, _ = run(
+        capsys, str(ROOT / "embed.py"), "--python", str(PY38), "--seed", "4", "--format", "json"
+    )
+    assert code == 0, out
+    assert json.loads(out)["score"] == 100
+
+
+def test_python_dash_m_and_console_script_agree():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "embed.py",
+            "--seed",
+            "2",
+            "--check",
+            "rms",
+            "--lang",
+            "en",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "seed 2" in result.stdout
