@@ -521,13 +521,36 @@ class Grading:
             parts += ["--report-dir", str(self.opts.report_dir)]
         return shlex.join(parts)
 
+    def idle_steps(self) -> set[int]:
+        """Steps none of whose functions is started yet earn nothing for what the stub
+        gives away (the constants, a clean import): the bare stub scores 0."""
+        if self.opts.only:
+            return set()
+        started = {
+            d.function
+            for d in self.drafts
+            if d.function in BY_NAME
+            and not BY_NAME[d.function].is_constant
+            and not d.advisory
+            and d.code != "not_started"
+        }
+        idle = {
+            step
+            for step in {d.step for d in self.drafts}
+            if 1 <= step <= 7 and not any(BY_NAME[n].step == step for n in started)
+        }
+        if not started:
+            idle.add(0)
+        return idle
+
     def score(self) -> list[CheckResult]:
         drafts = sorted(self.drafts, key=lambda d: (d.step, order(d.function), d.id))
         shares = points(drafts)
+        idle = self.idle_steps()
         results = []
         for d in drafts:
             most = shares[d.id]
-            got = most if d.status is Status.PASS else 0.0
+            got = most if d.status is Status.PASS and d.step not in idle else 0.0
             message = d.message
             if d.caused_by:
                 message += " — " + self.msg("caused_by", names=", ".join(d.caused_by))

@@ -55,7 +55,7 @@ def render_text(report: Report, lang: str = "en", verbose: bool = False) -> str:
                 len(failing),
                 len([c for c in checks if c.status is not Status.ADVISORY]),
             )
-        elif not started:
+        elif not started or (got == 0 and most > 0):
             state = t("status.skip")
         else:
             state = t("status.pass")
@@ -99,8 +99,8 @@ def render_text(report: Report, lang: str = "en", verbose: bool = False) -> str:
         for code in sorted({c.code for c in unread}):
             same = [c for c in unread if c.code == code]
             lines += ["", "✗ " + t("render.not_read", n=len(same), message=same[0].message)]
-    else:
-        lines += ["", t("render.all_passed") if report.passed else ""]
+    elif report.passed:
+        lines += ["", t("render.all_passed")]
     lines += _notes(report, t, verbose)
     return "\n".join(lines).rstrip() + "\n"
 
