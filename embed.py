@@ -136,7 +136,7 @@ def one_hot_mults(vocab, dim, count):
 
 
 def logits(table, hidden):
-    """Return one score per row of the table: out[t] = dot(table[t], hidden).
+    """Return one score per row of the table: out[t] = sum of table[t][c] * hidden[c].
 
     The input table itself scores the vocabulary (weight tying): the result
     has len(table) floats.  A hidden vector whose length is not the width of
@@ -148,7 +148,7 @@ def logits(table, hidden):
             "hidden vector has %d entries, the table is %d wide"
             % (len(hidden), cells)
         )
-    return [dot(row, hidden) for row in table]
+    return [sum(row[c] * hidden[c] for c in range(cells)) for row in table]
 
 
 # Step 5: what tying saves

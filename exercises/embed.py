@@ -127,7 +127,7 @@ def one_hot_mults(vocab, dim, count):
 
 
 def logits(table, hidden):
-    """Return one score per row of the table: out[t] = dot(table[t], hidden).
+    """Return one score per row of the table: out[t] = sum of table[t][c] * hidden[c].
 
     The input table itself scores the vocabulary (weight tying): the result
     has len(table) floats.  A hidden vector whose length is not the width of

@@ -338,6 +338,22 @@ class Grading:
         # The smallest input that shows the mistake is the one worth reading.
         first = min(failed, key=lambda f: gen.sizes(f[0].args))
         case, outcome, verdict = first
+        if (
+            outcome.raised is not None
+            and outcome.raised.type == "NotImplementedError"
+            and outcome.called
+        ):
+            # Started, but it leans on a function that is not written yet.
+            return Draft(
+                check.id,
+                check.step,
+                check.function,
+                Status.ERROR,
+                self.msg("needs_unstarted", fn=check.function, names=", ".join(outcome.called)),
+                check.weight,
+                code="needs_unstarted",
+                replay=False,
+            )
         if outcome.raised is not None and outcome.raised.type == "NotImplementedError":
             return Draft(
                 check.id,
