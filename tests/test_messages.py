@@ -1,0 +1,394 @@
+"""Tests of the message catalogues: complete, consistent and used the same way in every language.
+
+``en.json`` defines the codes; ``ko.json`` and ``zh.json`` must translate every one of them
+with the same placeholders.  A wrong module graded in all three languages must report the
+same facts (checks, statuses, points, numbers, replay commands) in different words.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import string
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import grader
+from grader import messages
+from grader.contract import STEPS
+from grader.messages import LANGUAGES, default_language, text
+from grader.render import render_text
+from grader.results import Report, Status
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOGUES = ROOT / "grader" / "messages"
+REFERENCE = ROOT / "embed.py"
+STUB = ROOT / "exercises" / "embed.py"
+TRANSLATIONS = [lang for lang in LANGUAGES if lang != "en"]
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def load(lang: str) -> dict[str, str]:
+    data: dict[str, str] = json.loads((CATALOGUES / ("%s.json" % lang)).read_text("utf-8"))
+    return data
+
+
+def fields(template: str) -> list[tuple[str, str]]:
+    """The (name, format spec) of every replacement field of a template."""
+    return [
+        (name, spec or "")
+        for _, name, spec, _ in string.Formatter().parse(template)
+        if name is not None
+    ]
+
+
+def dummy(name: str, spec: str) -> Any:
+    return 1.5 if spec else "<%s>" % name
+
+
+# The catalogues themselves ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_catalogue_is_a_flat_table_of_strings(lang: str) -> None:
+    data = load(lang)
+    assert data, lang
+    assert all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in data.items())
+    # Written the way the project writes JSON, so that diffs stay small.
+    raw = (CATALOGUES / ("%s.json" % lang)).read_text("utf-8")
+    assert raw == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+def test_translation_has_exactly_the_english_codes(lang: str) -> None:
+    en, other = load("en"), load(lang)
+    assert sorted(set(en) - set(other)) == [], "codes not translated into %s" % lang
+    assert sorted(set(other) - set(en)) == [], "codes of %s unknown in en.json" % lang
+
+
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+def test_translation_uses_the_same_placeholders(lang: str) -> None:
+    en, other = load("en"), load(lang)
+    wrong = {
+        code: (sorted(set(fields(en[code]))), sorted(set(fields(other[code]))))
+        for code in en
+        if code in other and set(fields(en[code])) != set(fields(other[code]))
+    }
+    assert wrong == {}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_template_formats_with_dummy_values(lang: str) -> None:
+    for code, template in load(lang).items():
+        found = fields(template)
+        assert all(name.isidentifier() for name, _ in found), (code, template)
+        params = {name: dummy(name, spec) for name, spec in found}
+        filled = template.format(**params)
+        for name, spec in found:
+            if not spec:
+                assert "<%s>" % name in filled
+        # text() gives the same string: no silent fallback to English.
+        assert text(code, lang, **params) == filled
+
+
+def test_step_titles_exist_for_every_step() -> None:
+    for lang in LANGUAGES:
+        for step in STEPS:
+            assert text("step.%d" % step, lang), (lang, step)
+    assert {int(c.split(".")[1]) for c in load("en") if c.startswith("step.")} == set(STEPS)
+
+
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+def test_translations_are_not_english(lang: str) -> None:
+    en, other = load("en"), load(lang)
+    # Templates made only of placeholders, names and commands read the same everywhere.
+    same = {code for code in en if code in other and en[code] == other[code]}
+    assert same <= {
+        "constant_ok",
+        "open_other",
+        "reproduce",
+        "report.json.schema_other",
+        "report.json.value_ok",
+    }
+
+
+# text() and default_language() -----------------------------------------------------------
+
+
+def test_text_falls_back_to_english_for_an_unknown_language() -> None:
+    assert text("pass", "fr", n=3) == text("pass", "en", n=3) == load("en")["pass"].format(n=3)
+    assert text("status.fail", "xx") == load("en")["status.fail"]
+
+
+def test_text_falls_back_to_english_per_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = messages.catalogue
+
+    def partial(lang: str) -> dict[str, str]:
+        data = dict(real(lang))
+        if lang == "ko":
+            del data["pass"]
+        return data
+
+    monkeypatch.setattr(messages, "catalogue", partial)
+    assert text("pass", "ko", n=2) == load("en")["pass"].format(n=2)
+    assert text("status.fail", "ko") == load("ko")["status.fail"]
+
+
+def test_text_rejects_an_unknown_code() -> None:
+    with pytest.raises(KeyError):
+        text("no.such.code", "ko")
+
+
+@pytest.fixture
+def clean_locale(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in LOCALE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(messages.locale, "getlocale", lambda *a: (None, None))
+    return monkeypatch
+
+
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({"LANG": "ko_KR.UTF-8"}, "ko"),
+        ({"LANG": "zh_CN.UTF-8"}, "zh"),
+        ({"LANG": "zh_TW.UTF-8"}, "zh"),
+        ({"LANG": "en_US.UTF-8"}, "en"),
+        ({"LANG": "de_DE.UTF-8"}, "en"),
+        ({"LANG": "C"}, "en"),
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({"LANG": "ko"}, "ko"),
+        ({"LC_ALL": "zh_CN.UTF-8"}, "zh"),
+        ({"LC_MESSAGES": "ko_KR.UTF-8"}, "ko"),
+        ({"LANGUAGE": "zh_CN:en_US"}, "zh"),
+        ({"LANGUAGE": "ko:zh"}, "ko"),
+        # The more specific variable wins.
+        ({"LC_ALL": "ko_KR.UTF-8", "LANG": "zh_CN.UTF-8"}, "ko"),
+        ({"LC_ALL": "en_US.UTF-8", "LC_MESSAGES": "ko_KR.UTF-8"}, "en"),
+        ({"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "ko_KR.UTF-8"}, "zh"),
+        ({"LANG": "ko_KR.UTF-8", "LANGUAGE": "zh_CN"}, "ko"),
+        # Empty variables are ignored.
+        ({"LC_ALL": "", "LANG": "zh_CN.UTF-8"}, "zh"),
+        ({}, "en"),
+    ],
+)
+def test_default_language_from_the_environment(
+    clean_locale: pytest.MonkeyPatch, env: dict[str, str], expected: str
+) -> None:
+    for name, value in env.items():
+        clean_locale.setenv(name, value)
+    assert default_language() == expected
+
+
+def test_default_language_from_the_locale_module(clean_locale: pytest.MonkeyPatch) -> None:
+    clean_locale.setattr(messages.locale, "getlocale", lambda *a: ("ko_KR", "UTF-8"))
+    assert default_language() == "ko"
+    clean_locale.setattr(messages.locale, "getlocale", lambda *a: ("fr_FR", "UTF-8"))
+    assert default_language() == "en"
+
+
+# The same failure in three languages ------------------------------------------------------
+
+
+def wrong_module(folder: Path) -> Path:
+    """The reference module with two mistakes: negative ids pass lookup, rms skips the root."""
+    source = REFERENCE.read_text("utf-8")
+    checked = """    for token_id in ids:
+        _check_id(token_id, len(table))
+        rows.append(list(table[token_id]))"""
+    upper_only = """    for token_id in ids:
+        if token_id >= len(table):
+            raise IndexError(token_id)
+        rows.append(list(table[token_id]))"""
+    root = "    return math.sqrt(dot(vec, vec) / len(vec))"
+    assert source.count(checked) == 1 and source.count(root) == 1
+    source = source.replace(checked, upper_only).replace(
+        root, "    return dot(vec, vec) / len(vec)"
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "embed.py"
+    path.write_text(source, "utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def wrong(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return wrong_module(tmp_path_factory.mktemp("wrong"))
+
+
+@pytest.fixture(scope="module")
+def graded(wrong: Path) -> dict[str, Report]:
+    return {
+        lang: grader.grade(wrong, seed=5, report_dir=ROOT / "reference", lang=lang)
+        for lang in LANGUAGES
+    }
+
+
+def total(report: Report, lang: str) -> str:
+    def num(x: float) -> str:
+        return ("%.2f" % x).rstrip("0").rstrip(".")
+
+    return text("render.total", lang, score=num(report.score), max_score=num(report.max_score))
+
+
+def step_line(out: str, lang: str, step: int) -> str:
+    label = text("render.step", lang, step=step, title=text("step.%d" % step, lang))
+    return next(line for line in out.splitlines() if line.startswith(label))
+
+
+def numbers(message: str) -> Counter[str]:
+    return Counter(NUMBER.findall(message))
+
+
+def facts(report: Report) -> list[tuple[Any, ...]]:
+    return [
+        (
+            c.id,
+            c.step,
+            c.function,
+            c.status,
+            c.points,
+            c.max_points,
+            c.reproduce,
+            c.code,
+            c.caused_by,
+            bool(c.hint),
+        )
+        for c in report.checks
+    ]
+
+
+def test_the_wrong_module_fails_where_expected(graded: dict[str, Report]) -> None:
+    failing = {c.id for c in graded["en"].checks if not c.ok and c.status is not Status.SKIP}
+    assert {"lookup.out_of_range", "rms.values"} <= failing
+    assert all(
+        c.function in ("lookup", "rms", "scaled_lookup")
+        for c in graded["en"].checks
+        if c.id in failing
+    )
+
+
+def test_same_checks_statuses_points_and_commands(graded: dict[str, Report]) -> None:
+    en = graded["en"]
+    for lang in TRANSLATIONS:
+        report = graded[lang]
+        assert facts(report) == facts(en), lang
+        assert (report.score, report.max_score, report.passed) == (
+            en.score,
+            en.max_score,
+            en.passed,
+        )
+        assert [c.details for c in report.checks] == [c.details for c in en.checks], lang
+
+
+def test_same_numbers_in_other_words(graded: dict[str, Report]) -> None:
+    en = {c.id: c for c in graded["en"].checks}
+    for lang in TRANSLATIONS:
+        for c in graded[lang].checks:
+            e = en[c.id]
+            if c.id != "imports.load":  # states how long the import took
+                assert numbers(c.message) == numbers(e.message), (lang, c.id, c.message)
+            assert numbers(c.hint) == numbers(e.hint), (lang, c.id, c.hint)
+            if not c.ok and c.status is not Status.SKIP:
+                assert c.message != e.message, (lang, c.id)
+                assert not e.hint or c.hint != e.hint, (lang, c.id)
+    failing = [c.id for c in graded["en"].checks if not c.ok]
+    for check_id in failing:
+        texts = {
+            lang: next(c for c in graded[lang].checks if c.id == check_id).message
+            for lang in LANGUAGES
+        }
+        assert len(set(texts.values())) == len(LANGUAGES), texts
+
+
+def test_rendered_reports_agree(graded: dict[str, Report]) -> None:
+    rendered = {lang: render_text(report, lang) for lang, report in graded.items()}
+    for lang, out in rendered.items():
+        for step in STEPS:
+            title = text("step.%d" % step, lang)
+            assert text("render.step", lang, step=step, title=title) in out, (lang, step)
+        assert total(graded[lang], lang) in out
+        for c in graded[lang].checks:
+            if c.reproduce:
+                assert c.reproduce in out
+    # The same lines, word for word, wherever no words are translated.
+    replay = {
+        lang: [
+            line.split(":", 1)[1]
+            for line in out.splitlines()
+            if line.startswith("  " + text("render.replay", lang) + ":")
+        ]
+        for lang, out in rendered.items()
+    }
+    assert replay["ko"] == replay["zh"] == replay["en"] != []
+
+
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+def test_cli_speaks_the_language(wrong: Path, graded: dict[str, Report], lang: str) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            str(wrong),
+            "--seed",
+            "5",
+            "--report-dir",
+            str(ROOT / "reference"),
+            "--lang",
+            lang,
+        ],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONIOENCODING="utf-8"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        encoding="utf-8",
+        timeout=120,
+    )
+    assert result.returncode == 1, result.stderr
+    out = result.stdout
+    report = graded[lang]
+    for step in STEPS:
+        title = text("step.%d" % step, lang)
+        assert text("render.step", lang, step=step, title=title) in out
+    assert total(report, lang) in out
+    assert "  %s " % text("status.fail", lang) in step_line(out, lang, 2)
+    assert text("status.pass", lang) in out
+    assert text("render.failures", lang) + ":" in out
+    assert text("render.hint", lang) + ":" in out
+    assert text("render.seed", lang, seed=5) in out
+    for c in report.checks:
+        if c.reproduce:
+            assert c.reproduce in out
+    # No English labels are left.
+    for english in ("step 2 lookup", "score ", "what to fix", "FAIL", "replay:", "hint:"):
+        assert english not in out, english
+    assert render_text(report, lang) == out
+
+
+# Steps that have not been started ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_bare_stub_shows_steps_as_not_started(lang: str) -> None:
+    report = grader.grade(STUB, seed=5, upto=2, lang=lang, check_reports=False)
+    # The constants of step 1 pass, but none of its functions is started.
+    assert any(c.step == 1 and c.status is Status.PASS for c in report.checks)
+    out = render_text(report, lang)
+    for step in (1, 2):
+        assert step_line(out, lang, step).endswith("  " + text("status.skip", lang))
+    assert step_line(out, lang, 0).endswith("  " + text("status.pass", lang))
+
+
+def test_a_started_step_with_a_failure_is_not_hidden(wrong: Path) -> None:
+    report = grader.grade(wrong, seed=5, only=["lookup"], check_reports=False)
+    line = step_line(render_text(report, "en"), "en", 2)
+    assert text("status.fail", "en") in line
+    assert text("status.skip", "en") not in line
