@@ -1,0 +1,289 @@
+"""Batch grading: a small class with every kind of submission, its outputs and its cache."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader import batch
+from grader.batch import BatchOptions, BatchResult, discover, run_batch, student_seed
+from grader.cli import main
+from grader.contract import MAX_SCORE
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from bench_batch import hanging_module, make_class  # noqa: E402
+
+REFERENCE = ROOT / "reference"
+RIGHT = ROOT / "tests" / "corpus" / "right" / "plain_loops.py"
+WRONG = ROOT / "tests" / "corpus" / "wrong" / "cosine_not_divided.py"
+SEED = 2024
+TIMEOUT = 1.0  # a hanging function costs this much
+
+
+def make_submissions(root: Path) -> None:
+    """One submission of every kind."""
+    root.mkdir()
+
+    def folder(name: str, source: Path | str | None, reports: bool = True) -> Path:
+        d = root / name
+        d.mkdir(parents=True)
+        if isinstance(source, Path):
+            shutil.copyfile(source, d / "embed.py")
+        elif isinstance(source, str):
+            (d / "embed.py").write_text(source, encoding="utf-8")
+        if reports:
+            for n in ("embed_report.json", "embed_report.md"):
+                shutil.copyfile(REFERENCE / n, d / n)
+        return d
+
+    folder("alice", ROOT / "embed.py")
+    folder("bob", WRONG)
+    folder("carol", hanging_module())
+    folder("dave", "import math\nraise RuntimeError('boom at import')\n")
+    folder("erin", "import os\nos._exit(3)\n")
+    folder("frank", None).joinpath("notes.txt").write_text("no module here", encoding="utf-8")
+    nested = folder("grace", None, reports=False) / "unzipped" / "project"
+    nested.mkdir(parents=True)
+    shutil.copyfile(RIGHT, nested / "embed.py")
+    for n in ("embed_report.json", "embed_report.md"):
+        shutil.copyfile(REFERENCE / n, nested / n)
+    shutil.copyfile(ROOT / "embed.py", root / "heidi.py")  # a single file: no report files
+    os.symlink(root / "nowhere.py", root / "ivan.py")  # cannot be read
+    (root / ".hidden").mkdir()
+    (root / "readme.txt").write_text("not a submission", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BatchResult]:
+    base = tmp_path_factory.mktemp("batch")
+    make_submissions(base / "class")
+    opts = BatchOptions(seed=SEED, jobs=2, timeout=TIMEOUT)
+    return base, run_batch(base / "class", base / "out", opts)
+
+
+def rows_by_id(result: BatchResult) -> dict[str, batch.Row]:
+    return {r.id: r for r in result.rows}
+
+
+def test_every_kind_of_submission_gets_its_row(graded: tuple[Path, BatchResult]) -> None:
+    _, result = graded
+    rows = rows_by_id(result)
+    assert sorted(rows) == [
+        "alice",
+        "bob",
+        "carol",
+        "dave",
+        "erin",
+        "frank",
+        "grace",
+        "heidi",
+        "ivan",
+    ]
+    status = {k: r.status for k, r in rows.items()}
+    assert status == {
+        "alice": "graded",
+        "bob": "graded",
+        "carol": "timeout",
+        "dave": "import error",
+        "erin": "crashed",
+        "frank": "missing",
+        "grace": "graded",
+        "heidi": "graded",
+        "ivan": "unreadable",
+    }
+    assert rows["alice"].total == MAX_SCORE
+    assert rows["grace"].total == MAX_SCORE  # found one folder down
+    assert 0 < rows["bob"].total < MAX_SCORE and rows["bob"].steps[6] < 15
+    assert rows["heidi"].steps[8] == 0 and rows["heidi"].total == MAX_SCORE - 15
+    assert 0 < rows["carol"].total < MAX_SCORE and "rms" in rows["carol"].detail
+    assert rows["carol"].seconds < 10 * TIMEOUT
+    assert "boom at import" in rows["dave"].detail
+    for ident in ("dave", "erin", "frank", "ivan"):
+        assert rows[ident].steps.get(1, 0) == 0
+    assert "notes" not in rows["frank"].detail and "embed.py" in rows["frank"].detail
+    assert all(r.seed == SEED for r in result.rows)
+    assert result.exit_status == 0 and result.graded == 7 and result.cached == 0
+
+
+def test_gradebook(graded: tuple[Path, BatchResult]) -> None:
+    base, result = graded
+    with open(base / "out" / "gradebook.csv", encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        table = list(reader)
+        fields = reader.fieldnames or []
+    assert fields[:3] == ["id", "total", "max"]
+    assert fields[3:12] == ["step%d" % s for s in range(9)]
+    assert fields[12:15] == ["status", "seed", "seconds"]
+    assert [r["id"] for r in table] == [r.id for r in result.rows]
+    alice = next(r for r in table if r["id"] == "alice")
+    assert alice["total"] == alice["max"] == "100" and alice["status"] == "graded"
+    assert sum(float(alice["step%d" % s]) for s in range(9)) == 100
+    assert {r["seed"] for r in table} == {str(SEED)}
+    assert all(float(r["seconds"]) >= 0 for r in table)
+
+
+def test_feedback_files(graded: tuple[Path, BatchResult]) -> None:
+    base, result = graded
+    feedback = base / "out" / "feedback"
+    assert sorted(p.name for p in feedback.iterdir()) == sorted(
+        "%s.%s" % (r.id, ext) for r in result.rows for ext in ("txt", "json")
+    )
+    bob = json.loads((feedback / "bob.json").read_text(encoding="utf-8"))
+    assert bob["seed"] == SEED and bob["score"] == rows_by_id(result)["bob"].total
+    assert "cosine" in (feedback / "bob.txt").read_text(encoding="utf-8")
+    frank = json.loads((feedback / "frank.json").read_text(encoding="utf-8"))
+    assert frank["status"] == "missing" and frank["score"] == 0
+    assert "missing" in (feedback / "frank.txt").read_text(encoding="utf-8")
+
+
+def test_summary(graded: tuple[Path, BatchResult]) -> None:
+    base, result = graded
+    data: dict[str, Any] = json.loads((base / "out" / "summary.json").read_text("utf-8"))
+    assert data == result.summary
+    totals = sorted(r.total for r in result.rows)
+    assert data["count"] == 9 and data["seed"] == SEED
+    assert data["median"] == totals[4]
+    assert data["mean"] == round(sum(totals) / 9, 2)
+    assert sum(b["count"] for b in data["distribution"]) == 9
+    assert data["distribution"][-1] == {"from": 100, "below": None, "count": 2}
+    assert set(data["steps"]) == {str(s) for s in range(9)}
+    assert data["statuses"]["graded"] == 4
+    failing = {f["check"]: f for f in data["failing_checks"]}
+    assert any(c.startswith("report.") for c in failing)  # heidi has no report files
+    counts = [f["students"] for f in data["failing_checks"]]
+    assert counts == sorted(counts, reverse=True)
+    assert any(c.startswith("cosine.") for c in failing)
+    assert any(c.startswith("rms.") and failing[c]["codes"].get("timeout") for c in failing)
+    text = (base / "out" / "summary.txt").read_text("utf-8")
+    assert str(SEED) in text and "9 submissions" in text and "cosine" in text
+
+
+def test_rerun_grades_only_what_changed(graded: tuple[Path, BatchResult]) -> None:
+    base, first = graded
+    work = base / "rerun"
+    shutil.copytree(base / "class", work / "class", symlinks=True)
+    shutil.copytree(base / "out", work / "out")
+    opts = BatchOptions(seed=SEED, jobs=2, timeout=TIMEOUT)
+    again = run_batch(work / "class", work / "out", opts)
+    # The unreadable and missing ones are looked at again, at no cost.
+    assert again.graded == 0 and again.cached == 7
+    assert [(r.id, r.total, r.status) for r in again.rows] == [
+        (r.id, r.total, r.status) for r in first.rows
+    ]
+    shutil.copyfile(ROOT / "embed.py", work / "class" / "bob" / "embed.py")
+    (work / "class" / "alice" / "embed_report.md").write_text("# nothing\n", encoding="utf-8")
+    shutil.rmtree(work / "class" / "frank")
+    third = run_batch(work / "class", work / "out", opts)
+    assert third.graded == 2 and third.cached == 5
+    rows = rows_by_id(third)
+    assert rows["bob"].total == MAX_SCORE and rows["alice"].total < MAX_SCORE
+    assert "frank" not in rows and not (work / "out" / "feedback" / "frank.txt").exists()
+    cache = json.loads((work / "out" / ".cache.json").read_text("utf-8"))
+    assert cache["seed"] == SEED and "frank" not in cache["entries"]
+    forced = run_batch(
+        work / "class", work / "out", BatchOptions(seed=SEED, jobs=2, timeout=TIMEOUT, force=True)
+    )
+    assert forced.graded == 7
+
+
+def test_seed_per_student(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    root.mkdir()
+    for name in ("ann", "ben"):
+        shutil.copyfile(WRONG, root / ("%s.py" % name))
+    opts = BatchOptions(seed=5, seed_per_student=True, jobs=2)
+    result = run_batch(root, tmp_path / "out", opts)
+    seeds = {r.id: r.seed for r in result.rows}
+    assert seeds == {"ann": student_seed(5, "ann"), "ben": student_seed(5, "ben")}
+    assert seeds["ann"] != seeds["ben"] and student_seed(5, "ann") == student_seed(5, "ann")
+    assert student_seed(6, "ann") != seeds["ann"]
+    assert all(1 <= s < 10**9 for s in seeds.values())
+    text = (tmp_path / "out" / "summary.txt").read_text("utf-8")
+    assert "--seed-per-student" in text and result.summary["seed_per_student"] is True
+    feedback = json.loads((tmp_path / "out" / "feedback" / "ann.json").read_text("utf-8"))
+    assert feedback["seed"] == seeds["ann"]
+
+
+def test_a_grader_fault_is_one_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "class"
+    root.mkdir()
+    shutil.copyfile(WRONG, root / "ok.py")
+    shutil.copyfile(WRONG, root / "unlucky.py")
+    real = batch.grade
+
+    def flaky(path: Any, **kwargs: Any) -> Any:
+        if Path(path).name == "unlucky.py":
+            raise ZeroDivisionError("a fault of the grader")
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(batch, "grade", flaky)
+    monkeypatch.setenv("CI", "true")
+    status = main(["batch", str(root), "--out", str(tmp_path / "out"), "--seed", "9"])
+    assert status == 2
+    out, err = capsys.readouterr()
+    assert "2 submissions" in out and "grader error 1" in out
+    assert "seed 9" in err and "unlucky" in err and "[2/2]" in err  # plain progress lines
+    rows = {r["id"]: r for r in csv.DictReader(open(tmp_path / "out" / "gradebook.csv"))}
+    assert rows["unlucky"]["status"] == "grader error"
+    assert "ZeroDivisionError" in rows["unlucky"]["detail"]
+    assert rows["ok"]["status"] == "graded" and float(rows["ok"]["total"]) > 0
+    # A grader error is not cached: the next run tries again.
+    monkeypatch.setattr(batch, "grade", real)
+    assert main(["batch", str(root), "--out", str(tmp_path / "out")]) == 0
+    out, err = capsys.readouterr()
+    assert "seed 9" in err  # the seed of the last run into --out
+    assert "1 graded now, 1 unchanged" in out
+
+
+def test_process_pool(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    make_class(root, 3, hanging=0)
+    opts = BatchOptions(seed=3, jobs=2, pool="process")
+    result = run_batch(root, tmp_path / "out", opts)
+    assert [r.status for r in result.rows] == ["graded"] * 3
+    assert result.rows[0].total == MAX_SCORE
+
+
+def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["batch", str(tmp_path / "absent"), "--out", str(tmp_path / "o")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["batch", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 2
+    assert "no submissions" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["batch", str(tmp_path / "empty")])  # --out is required
+    assert main(["batch", str(tmp_path), "--out", "o", "--timeout", "0"]) == 2
+
+
+def test_discover_ids_and_skips(tmp_path: Path) -> None:
+    (tmp_path / "Kim Min-jun").mkdir()
+    (tmp_path / "Kim Min-jun" / "embed.py").write_text("", encoding="utf-8")
+    (tmp_path / "Kim_Min-jun.py").write_text("", encoding="utf-8")
+    (tmp_path / "__MACOSX").mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "embed.py").write_text("", encoding="utf-8")
+    two = tmp_path / "two"
+    for sub in ("a", "b"):
+        (two / sub).mkdir(parents=True)
+        (two / sub / "embed.py").write_text("", encoding="utf-8")
+    subs = discover(tmp_path, skip=[tmp_path / "out"])
+    assert [s.id for s in subs] == ["Kim_Min-jun", "Kim_Min-jun-2", "two"]
+    assert subs[0].report_dir == tmp_path / "Kim Min-jun" and subs[1].report_dir is None
+    assert subs[2].problem == "missing"  # two embed.py: which one is not ours to guess
+
+
+def test_single_file_interface_is_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main([str(ROOT / "embed.py"), "--seed", "1", "--report-dir", str(REFERENCE)])
+    assert status == 0
+    assert "100" in capsys.readouterr().out
