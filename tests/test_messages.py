@@ -98,6 +98,16 @@ def test_every_template_formats_with_dummy_values(lang: str) -> None:
         assert text(code, lang, **params) == filled
 
 
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+def test_translation_quotes_the_same_literal_numbers(lang: str) -> None:
+    def literal(template: str) -> Counter[str]:
+        fixed = "".join(part for part, _, _, _ in string.Formatter().parse(template))
+        return Counter(NUMBER.findall(fixed))
+
+    en, other = load("en"), load(lang)
+    assert {c: other[c] for c in en if c in other and literal(other[c]) != literal(en[c])} == {}
+
+
 def test_step_titles_exist_for_every_step() -> None:
     for lang in LANGUAGES:
         for step in STEPS:
