@@ -1,4 +1,5 @@
-"""Development tasks: ``nox -s tests``, ``nox -s lint``, ``nox -s typing``, ``nox -s reference``.
+"""Development tasks: ``nox -s tests``, ``nox -s lint``, ``nox -s typing``, ``nox -s reference``;
+``nox -s grade``, ``nox -s gradescope`` and ``nox -s bench`` for instructors and timings.
 
 With no ``-s``, nox runs tests, lint and typing.
 """
@@ -81,3 +82,34 @@ def exercises(session: nox.Session) -> None:
     session.run(
         "python", "-m", "grader.stubgen", "embed.py", "exercises/embed.py", *session.posargs
     )
+
+
+@nox.session
+def grade(session: nox.Session) -> None:
+    """Grade a class: ``nox -s grade -- SUBMISSIONS_DIR [--out DIR] [batch options]``.
+
+    Without SUBMISSIONS_DIR it grades the reference embed.py with its report files.
+    """
+    session.install(".")
+    args = list(session.posargs)
+    if not args or args[0].startswith("-"):
+        session.run("embed-grader", "embed.py", "--report-dir", "reference", *args)
+        return
+    if "--out" not in args and not any(a.startswith("--out=") for a in args):
+        args += ["--out", "out"]
+    session.run("embed-grader", "batch", *args)
+
+
+@nox.session
+def gradescope(session: nox.Session) -> None:
+    """Build dist/gradescope-autograder.zip, the autograder to upload to Gradescope."""
+    session.install("pip", "setuptools>=64", "wheel")
+    session.run("python", "ci-templates/gradescope/build_bundle.py", "dist")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Print timing figures: every ``tests/bench_*.py`` in turn (they assert nothing)."""
+    session.install(".")
+    for script in sorted(glob.glob("tests/bench_*.py")):
+        session.run("python", script)
