@@ -9,14 +9,18 @@ receives inputs and sends back what the student's code made of them.
 
 from __future__ import annotations
 
+import _thread
 import array
 import binascii
 import builtins
+import importlib.machinery
+import importlib.util
 import itertools
 import json
 import math
 import operator
 import os
+import signal
 import sys
 import time
 import types
@@ -47,6 +51,57 @@ _chain = itertools.chain.from_iterable
 # What the tracing wrappers and the counting floats write to, reset for every call.
 _TRACE: list[str] = []
 _MULTS = [0]
+
+# The child's own references to what it needs, taken before the student's code runs,
+# so that replacing os.write, json.dumps, time.perf_counter or a builtin does not
+# reach the protocol.  _shield() below also copies the builtins into this module.
+_write = os.write
+_truncate = os.ftruncate
+_perf = time.perf_counter
+_array = array.array
+_b2a = binascii.b2a_base64
+_a2b = binascii.a2b_base64
+_isfinite = math.isfinite
+_copysign = math.copysign
+_is = operator.is_
+_BUILTINS = dict(vars(builtins))
+_threads = _thread._count
+_gettrace = sys.gettrace
+_getprofile = sys.getprofile
+_getrecursionlimit = sys.getrecursionlimit
+_getitimer = getattr(signal, "getitimer", None)
+_ITIMERS = tuple(
+    getattr(signal, n)
+    for n in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF")
+    if hasattr(signal, n)
+)
+
+
+def _no_default(obj):
+    raise TypeError("not JSON data: %s" % type_name(type(obj)))
+
+
+def _make_dumps():
+    """Compact ASCII JSON without NaN, from the C encoder when there is one."""
+    try:
+        from json import encoder as _je
+
+        make = getattr(_je, "c_make_encoder", None)
+        esc = getattr(_je, "c_encode_basestring_ascii", None)
+        if make is not None and esc is not None:
+            enc = make(None, _no_default, esc, None, ":", ",", False, False, False)
+            join = "".join
+
+            def dumps(obj):
+                return join(enc(obj, 0))
+
+            return dumps
+    except Exception:
+        pass
+    return json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
+_dumps = _make_dumps()
 
 
 class _Counted(float):
@@ -104,15 +159,15 @@ def _float(x):
 
 def pack(floats):
     """A list of floats as little-endian IEEE doubles in base64: fast and bit-exact."""
-    a = array.array("d", floats)
+    a = _array("d", floats)
     if _BIG_ENDIAN:
         a.byteswap()
-    return {"$": "f64", "v": binascii.b2a_base64(a.tobytes(), newline=False).decode("ascii")}
+    return {"$": "f64", "v": _b2a(a.tobytes(), newline=False).decode("ascii")}
 
 
 def unpack(text):
-    a = array.array("d")
-    a.frombytes(binascii.a2b_base64(text))
+    a = _array("d")
+    a.frombytes(_a2b(text))
     if _BIG_ENDIAN:
         a.byteswap()
     return a.tolist()
@@ -133,7 +188,7 @@ def unpack_rows(text, cols):
 
 def _finite(values):
     try:
-        return all(map(math.isfinite, values))
+        return all(map(_isfinite, values))
     except (OverflowError, TypeError, ValueError):
         return False
 
@@ -243,7 +298,7 @@ def describe(exc):
     try:
         for cls in _MRO_OF(t):
             name = type_name(cls)
-            if getattr(builtins, name, None) is cls and issubclass(cls, BaseException):  # type: ignore[arg-type]
+            if _BUILTINS.get(name) is cls and issubclass(cls, BaseException):  # type: ignore[arg-type]
                 chain.append(name)
     except BaseException:
         pass
@@ -349,7 +404,7 @@ def _same_leaf(a, b):
     if type(a) is float or type(a) is _Counted:
         if a != a:
             return b != b
-        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+        return a == b and _copysign(1.0, a) == _copysign(1.0, b)
     return a == b
 
 
@@ -368,13 +423,13 @@ def changed(live, master, path):
     if t is list or t is tuple:
         if len(live) != len(master):
             return path
-        if all(map(operator.is_, live, master)):
+        if all(map(_is, live, master)):
             return None
         if (
             t is list
             and _ONLY_LISTS == set(map(type, live)) == set(map(type, master))
             and list(map(len, live)) == list(map(len, master))
-            and all(map(operator.is_, _chain(live), _chain(master)))
+            and all(map(_is, _chain(live), _chain(master)))
         ):
             return None  # a table whose rows hold the very same numbers
         for i, (a, b) in enumerate(zip(live, master)):  # noqa: B905 (Python 3.8)
@@ -502,7 +557,6 @@ class Watcher(object):
         self.stdlib = frozenset(stdlib)
         self.student_file = student_file
         self.third_party = []
-        self.busy = False
 
     def from_student(self):
         f: Any = sys._getframe(2)
@@ -519,24 +573,12 @@ class Watcher(object):
 
     def find_spec(self, fullname, path=None, target=None):
         top = fullname.partition(".")[0]
-        if top in self.stdlib or self.busy or not self.from_student():
+        if top in self.stdlib or not self.from_student():
             return None
         if top not in self.third_party:
             self.third_party.append(top)
-        self.busy = True
-        try:
-            for finder in sys.meta_path:
-                if finder is self or not hasattr(finder, "find_spec"):
-                    continue
-                try:
-                    if finder.find_spec(fullname, path, target) is not None:
-                        return None
-                except Exception:
-                    pass
-        finally:
-            self.busy = False
-        import importlib.machinery
-
+        # Always the placeholder, even where another finder could find the package
+        # (after sys.path was extended, say): the grader itself is never importable.
         return importlib.machinery.ModuleSpec(
             fullname,
             _PlaceholderLoader(),  # type: ignore[arg-type]
@@ -557,10 +599,19 @@ def _limit(name, value):
         pass
 
 
+class _Stopped(BaseException):
+    """Raised instead of calling a function that timed out or crashed the child before."""
+
+
+_DEAD: set = set()
+
+
 def _traced(name, fn):
     def traced(*args, **kwargs):
         if name not in _TRACE:
             _TRACE.append(name)
+        if name in _DEAD:
+            raise _Stopped("%s is not run again: an earlier call did not return" % name)
         return fn(*args, **kwargs)
 
     for attr in ("__name__", "__qualname__", "__doc__"):
@@ -572,20 +623,46 @@ def _traced(name, fn):
     return traced
 
 
+_TRACED_CODE = _traced("?", len).__code__
+_CHILD: list = [None]
+
+
+def _where(signum, frame):
+    """On SIGUSR1 (the parent's time limit): the contract functions being run, outermost first."""
+    stack = []
+    f = frame
+    while f is not None:
+        if f.f_code is _TRACED_CODE:
+            name = f.f_locals.get("name")
+            if type(name) is str:
+                stack.append(name)
+        f = f.f_back
+    stack.reverse()
+    child = _CHILD[0]
+    if child is not None:
+        try:
+            child.send({"op": "where", "stack": stack})
+        except BaseException:
+            pass
+
+
 _WRAPPABLE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType)
 
 
+_STREAMS: list = []  # the interpreter's own stdout and stderr, taken in main()
+
+
 def _flush():
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+    for stream in _STREAMS:
         try:
-            stream.flush()  # type: ignore[union-attr]
+            stream.flush()
         except BaseException:
             pass
 
 
 def _traceback(exc, path):
     try:
-        import traceback
+        import traceback  # only after a failed import: it costs a few ms
 
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != path:
@@ -604,12 +681,17 @@ class Child(object):
         self.out_fd = out_fd
         self.globals = None
         self.max_line = 64 << 20
+        self.watched = []  # (name, namespace, copy): checked after every call
+        self.recursion = _getrecursionlimit()
+        self.threads = 0
 
     def send(self, obj):
-        data = (json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
+        self.write((_dumps(obj) + "\n").encode("ascii"))
+
+    def write(self, data):
         view = memoryview(data)
         while view:
-            view = view[os.write(self.out_fd, view) :]
+            view = view[_write(self.out_fd, view) :]
 
     def load(self, msg):
         path = msg["path"]
@@ -620,13 +702,13 @@ class Child(object):
         _limit("RLIMIT_CPU", int(msg.get("cpu_seconds", 120)))
         _limit("RLIMIT_FSIZE", int(msg.get("fsize_mb", 64)) << 20)
         _limit("RLIMIT_CORE", 0)
+        _DEAD.update(msg.get("dead", ()))
         watcher = Watcher(msg.get("stdlib", ()), path)
         sys.meta_path.insert(0, watcher)
-        import importlib.util
 
         error = None
         trace = ""
-        start = time.perf_counter()
+        start = _perf()
         module = None
         try:
             spec = importlib.util.spec_from_file_location("embed", path)
@@ -639,8 +721,9 @@ class Child(object):
         except BaseException as exc:
             error = describe(exc)
             trace = _traceback(exc, path)
-        elapsed = time.perf_counter() - start
+        elapsed = _perf() - start
         _flush()
+        _stop_timers()
         names = {}
         space = module.__dict__ if module is not None else {}
         self.globals = space
@@ -662,6 +745,7 @@ class Child(object):
                 names[name] = encode(space[name]) if name in space else "missing"
             except BaseException:
                 names[name] = "missing"
+        self.watch(space)
         self.send(
             {
                 "op": "loaded",
@@ -674,12 +758,44 @@ class Child(object):
             }
         )
 
+    def watch(self, space):
+        """Remember the state a call must leave as it found it (see left_behind)."""
+        self.recursion = _getrecursionlimit()
+        self.threads = _threads()
+        spaces = {"builtins": builtins.__dict__}
+        modules = sys.modules
+        for name in _WATCHED:
+            m = modules.get(name)
+            if type(m) is types.ModuleType:
+                spaces[name] = m.__dict__
+        try:
+            for v in list(dict.values(space)):
+                if type(v) is types.ModuleType:
+                    spaces[_NAME_OF_MODULE(v)] = v.__dict__
+        except BaseException:
+            pass
+        self.watched = [(name, d, dict(d)) for name, d in spaces.items()]
+
+    def left_behind(self):
+        """What the last call changed that would reach later calls; None if nothing."""
+        if _threads() > self.threads:
+            return "it left a thread running"
+        if _gettrace() is not None or _getprofile() is not None:
+            return "it left a trace or profile function set"
+        if _getrecursionlimit() != self.recursion:
+            return "it changed the recursion limit"
+        if _stop_timers():
+            return "it left a timer running"
+        for name, d, copy in self.watched:
+            if d != copy:
+                return "it changed the module %s" % name
+        return None
+
     def run(self, msg):
         values = msg.get("values") or {}
         plans: dict[str, Any] = {}
         for call in msg["calls"]:
             self.call(call, values, plans)
-            _flush()
 
     def call(self, call, values, plans):
         cid = call["id"]
@@ -705,14 +821,14 @@ class Child(object):
         _MULTS[0] = 0
         value = None
         error = None
-        start = time.perf_counter()
+        start = _perf()
         try:
             if fn is None or not callable(fn):
                 raise NameError("name %r is not defined" % (name,))
             value = fn(*args)
         except BaseException as exc:
             error = exc
-        elapsed = time.perf_counter() - start
+        elapsed = _perf() - start
         mults = _MULTS[0] if count else None
         called = [n for n in _TRACE if n != name]
         mutated = None
@@ -720,6 +836,11 @@ class Child(object):
             mutated = changed(a, m, "args[%d]" % i)
             if mutated is not None:
                 break
+        _flush()
+        try:
+            _truncate(1, 0)  # what a call prints is not kept: it must not fill the file
+        except BaseException:
+            pass
         answer = {
             "id": cid,
             "ok": error is None,
@@ -728,6 +849,9 @@ class Child(object):
             "called": called,
             "mults": mults,
         }
+        tainted = self.left_behind()
+        if tainted is not None:
+            answer["tainted"] = tainted
         del args, masters
         if error is not None:
             answer["raised"] = describe(error)
@@ -737,7 +861,7 @@ class Child(object):
         try:
             answer["value"] = encode(value)
             del value
-            line = json.dumps(answer, separators=(",", ":"), allow_nan=False)
+            line = _dumps(answer)
         except BaseException:
             line = None
         if line is None or len(line) >= self.max_line:
@@ -748,12 +872,43 @@ class Child(object):
         else:
             data = (line + "\n").encode("ascii")
             del line
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self.out_fd, view) :]
+            self.write(data)
+
+
+# Modules whose contents a call must not change: patching them would change later calls.
+_WATCHED = ("builtins", "math", "random", "json", "operator", "itertools", "functools", "sys")
+
+
+def _NAME_OF_MODULE(m):
+    name = m.__dict__.get("__name__")
+    return name if type(name) is str else "?"
+
+
+def _stop_timers():
+    """Cancel interval timers (signal.alarm included); True if one was running."""
+    if _getitimer is None:
+        return False
+    running = False
+    for which in _ITIMERS:
+        try:
+            if _getitimer(which)[0] or _getitimer(which)[1]:
+                running = True
+                signal.setitimer(which, 0)
+        except BaseException:
+            pass
+    return running
+
+
+def _shield():
+    """Copy the builtins into this module, so that replacing one does not reach it."""
+    g = globals()
+    for k, v in _BUILTINS.items():
+        if k not in g and not (k.startswith("__") and k.endswith("__")):
+            g[k] = v
 
 
 def main():
+    _shield()
     in_fd = os.dup(0)
     out_fd = os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -763,15 +918,20 @@ def main():
     os.dup2(output, 1)
     os.dup2(output, 2)
     os.close(output)
+    _STREAMS[:] = [s for s in (sys.stdout, sys.stderr) if s is not None]
     reader = os.fdopen(in_fd, "rb")
+    decode = json.JSONDecoder(object_hook=_hook).decode
     child = Child(reader, out_fd)
+    _CHILD[0] = child
+    if hasattr(signal, "SIGUSR1"):
+        signal.signal(signal.SIGUSR1, _where)
     v = sys.version_info
     child.send({"op": "ready", "python": "%d.%d.%d" % (v[0], v[1], v[2])})
     while True:
         line = reader.readline()
         if not line:
             return
-        msg = json.loads(line.decode("utf-8"), object_hook=_hook)
+        msg = decode(line.decode("utf-8"))
         op = msg.get("op")
         if op == "load":
             child.load(msg)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import array
 import binascii
+import functools
 import itertools
 import json
 import math
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -37,7 +39,9 @@ MAX_OUTPUT = 4096  # characters of printed output kept in Loaded.output
 CPU_SECONDS = 120  # RLIMIT_CPU backstop for one child
 FSIZE_MB = 64  # RLIMIT_FSIZE
 START_TIMEOUT = 15.0  # seconds for the interpreter to start and say it is ready
-KILL_GRACE = 0.05  # seconds between SIGTERM and SIGKILL
+WHERE_WAIT = 0.2  # seconds to wait for the child's stack after the time limit
+PIDS_MAX = 64  # processes in the child's cgroup, where one can be made
+MARKER = "EMBED_GRADER_RUN"  # environment variable that tags every process of one child
 
 STDLIB: tuple[str, ...] = tuple(sorted(set(sys.stdlib_module_names) | {"embed"}))
 ISOLATIONS = ("process", "bwrap")
@@ -308,7 +312,247 @@ class _Pipe:
                 self._read()
 
 
+# ---------------------------------------------------------------- processes
+
+
+def _proc_stat(pid: str) -> tuple[int, int, int] | None:
+    """(ppid, process group, session) of a process from /proc, None if it is gone."""
+    try:
+        with open("/proc/%s/stat" % pid, "rb") as f:
+            data = f.read()
+        fields = data[data.rindex(b")") + 2 :].split()
+        return int(fields[1]), int(fields[2]), int(fields[3])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _has_marker(pid: str, tag: bytes) -> bool:
+    try:
+        with open("/proc/%s/environ" % pid, "rb") as f:
+            return tag in f.read()
+    except OSError:
+        return False
+
+
+def _sweep(leader: int, tag: bytes, rounds: int = 20) -> int:
+    """SIGKILL every process the child started; how many were found.
+
+    A process belongs to the child when it is in the child's process group or
+    session, descends from the child, or carries the child's marker in its
+    environment.  What escapes all four (a double fork after setsid() with a
+    cleared environment) is found only by the cgroup or bubblewrap's pid namespace.
+    """
+    if not os.path.isdir("/proc/self"):
+        try:
+            os.killpg(leader, signal.SIGKILL)
+        except OSError:
+            pass
+        return 0
+    me = os.getpid()
+    found: set[int] = set()
+    for _ in range(rounds):
+        family = {leader}
+        victims = []
+        stats = {}
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) == me:
+                continue
+            st = _proc_stat(name)
+            if st is not None:
+                stats[int(name)] = st
+        grew = True
+        while grew:
+            grew = False
+            for pid, (ppid, pgrp, sid) in stats.items():
+                if pid not in family and (ppid in family or pgrp == leader or sid == leader):
+                    family.add(pid)
+                    grew = True
+        for pid in stats:
+            if pid in family or _has_marker(str(pid), tag):
+                victims.append(pid)
+        if not victims:
+            break
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        found.update(victims)
+        time.sleep(0.002)
+    return len(found)
+
+
+class _Cgroup:
+    """A pids cgroup for one child, where the grader may make one (Linux, as root).
+
+    It bounds the number of processes (a fork bomb) and lists every process of the
+    child, whatever session or environment it has, so that all can be killed.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    @staticmethod
+    def roots() -> list[str]:
+        """cgroup v1's pids hierarchy, or cgroup v2's root with the pids controller."""
+        found = []
+        if os.path.isfile("/sys/fs/cgroup/pids/cgroup.procs"):
+            found.append("/sys/fs/cgroup/pids")
+        try:
+            with open("/sys/fs/cgroup/cgroup.subtree_control") as f:
+                if "pids" in f.read().split():
+                    found.append("/sys/fs/cgroup")
+        except OSError:
+            pass
+        return found
+
+    @classmethod
+    def make(cls, pids_max: int) -> _Cgroup | None:
+        if not _cgroups_usable():
+            return None
+        for root in cls.roots():
+            path = os.path.join(root, "embed-grader-%d-%s" % (os.getpid(), secrets.token_hex(4)))
+            try:
+                os.mkdir(path)
+            except OSError:
+                continue
+            group = cls(path)
+            if group.write("pids.max", str(pids_max)):
+                return group
+            group.remove()
+        _NO_CGROUP.append(True)
+        _cgroups_usable.cache_clear()
+        return None
+
+    def write(self, name: str, value: str) -> bool:
+        try:
+            with open(os.path.join(self.path, name), "w") as f:
+                f.write(value)
+            return True
+        except OSError:
+            return False
+
+    def add(self, pid: int) -> bool:
+        return self.write("cgroup.procs", str(pid))
+
+    def pids(self) -> list[int]:
+        try:
+            with open(os.path.join(self.path, "cgroup.procs")) as f:
+                return [int(x) for x in f.read().split()]
+        except (OSError, ValueError):
+            return []
+
+    def kill(self) -> None:
+        self.write("cgroup.kill", "1")
+        for _ in range(50):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.002)
+
+    def remove(self) -> None:
+        for _ in range(50):
+            try:
+                os.rmdir(self.path)
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                self.kill()
+                time.sleep(0.005)
+
+
+_NO_CGROUP: list[bool] = []
+
+
+@functools.lru_cache(maxsize=1)
+def _cgroups_usable() -> bool:
+    return sys.platform.startswith("linux") and os.geteuid() == 0 and not _NO_CGROUP
+
+
+# ---------------------------------------------------------------- bubblewrap
+
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_problem() -> str:
+    """Why bubblewrap cannot run here ("" when it can): tried once per process."""
+    exe = bwrap_path()
+    if exe is None:
+        return "bwrap is not installed (Debian: apt-get install bubblewrap)"
+    try:
+        done = subprocess.run(
+            [exe, "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "true"],
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return "bwrap does not run: %s" % exc
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return "bwrap cannot make namespaces here: %s" % (why[-1] if why else done.returncode)
+    return ""
+
+
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
+CHILD_IN_BWRAP = "/embed-grader/_child.py"
+
+
+def bwrap_command(python: str, student: str, tmp: str) -> list[str]:
+    """bubblewrap around the child: its own pid and network namespaces, a read-only
+    view of the system directories and the Python installation, the student's file
+    read-only, and nothing writable but the child's temporary directory."""
+    exe = bwrap_path()
+    if exe is None:
+        raise SandboxError(bwrap_problem())
+    real = os.path.realpath(python)
+    cmd = [exe, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+    cmd += ["--tmpfs", "/"]
+    bound: list[str] = []
+    for d in _SYSTEM_DIRS:
+        if os.path.islink(d):
+            cmd += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            cmd += ["--ro-bind", d, d]
+            bound.append(d)
+    prefix = os.path.dirname(os.path.dirname(real))
+    if not any(prefix == b or prefix.startswith(b + "/") for b in bound) and prefix != "/":
+        cmd += ["--ro-bind", prefix, prefix]
+    cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    cmd += ["--ro-bind", str(CHILD), CHILD_IN_BWRAP]
+    cmd += ["--ro-bind", student, student]
+    cmd += ["--bind", tmp, tmp, "--chdir", tmp]
+    return cmd + ["--", real, "-I", "-S", "-B", CHILD_IN_BWRAP]
+
+
 # ---------------------------------------------------------------- the sandbox
+
+
+def _remove_tree(path: str) -> None:
+    """Remove a directory the child wrote in, whatever modes it left behind."""
+
+    def retry(func: Any, name: str, _exc: Any) -> None:
+        try:
+            os.chmod(os.path.dirname(name), 0o700)
+            os.chmod(name, 0o700)
+            func(name)
+        except OSError:
+            pass
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=retry)
+    else:
+        shutil.rmtree(path, onerror=retry)
+    if os.path.exists(path):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _status(code: int | None) -> str:
@@ -355,28 +599,43 @@ class Sandbox:
         self.loaded: Loaded | None = None
         self.python_version = ""
         self._dead: dict[str, str] = {}  # function -> why its later calls are skipped
+        self._because: dict[str, tuple[str, ...]] = {}  # dead function -> what it was running
         self._proc: subprocess.Popen[bytes] | None = None
         self._pipe: _Pipe | None = None
         self._tmp: str | None = None
+        self._marker = ""
+        self._cgroup: _Cgroup | None = None
         self._command()  # fails early on an isolation that is not there
         if not CHILD.is_file():
             raise SandboxError("the child runner %s is missing" % CHILD)
 
     # -- process handling
 
-    def _command(self) -> list[str]:
+    def _command(self, tmp: str = "/tmp") -> list[str]:
         if self.isolation == "bwrap":
-            raise SandboxError("bubblewrap isolation is not available yet")
+            problem = bwrap_problem()
+            if problem:
+                raise SandboxError(problem)
+            cmd = bwrap_command(self.python, self.path, tmp)
+            i = cmd.index("--")
+            env = ["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"]
+            env += ["--setenv", "HOME", tmp, "--setenv", MARKER, self._marker]
+            return cmd[:i] + env + cmd[i:]
         return [self.python, "-I", "-S", "-B", str(CHILD)]
 
     def _start(self) -> None:
         self._stop()
         self._tmp = tempfile.mkdtemp(prefix="embed-grader-")
+        self._marker = secrets.token_hex(8)
+        # Nothing of the grader's environment: only these (EMBED_GRADER_RUN tags the
+        # child's processes so that all of them can be found and killed).
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self._tmp}
+        env[MARKER] = self._marker
+        self._cgroup = _Cgroup.make(PIDS_MAX)
         with open(os.path.join(self._tmp, "startup.txt"), "wb") as err:
             try:
                 self._proc = subprocess.Popen(
-                    self._command(),
+                    self._command(self._tmp),
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=err,
@@ -389,6 +648,9 @@ class Sandbox:
             except OSError as exc:
                 self._stop()
                 raise SandboxError("cannot start %s: %s" % (self.python, exc)) from exc
+        if self._cgroup is not None and not self._cgroup.add(self._proc.pid):
+            self._cgroup.remove()
+            self._cgroup = None
         self._pipe = _Pipe(self._proc)
         try:
             line = self._pipe.line(time.monotonic() + START_TIMEOUT)
@@ -416,15 +678,18 @@ class Sandbox:
         proc = self._proc
         if proc is None:
             return None
-        for sig, wait in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, 5.0)):
-            try:
-                os.killpg(proc.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                proc.wait(wait)
-            except subprocess.TimeoutExpired:
-                pass
+        if self._cgroup is not None:
+            self._cgroup.kill()
+        # Before the child is reaped: its descendants still name it as their parent.
+        _sweep(proc.pid, ("%s=%s" % (MARKER, self._marker)).encode())
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(5.0)
+        except subprocess.TimeoutExpired:
+            pass
         return proc.returncode
 
     def _stop(self) -> None:
@@ -440,8 +705,11 @@ class Sandbox:
                     except OSError:
                         pass
             self._proc = None
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
         if self._tmp is not None:
-            shutil.rmtree(self._tmp, ignore_errors=True)
+            _remove_tree(self._tmp)
             self._tmp = None
 
     def _died(self) -> str:
@@ -494,6 +762,7 @@ class Sandbox:
             "stdlib": list(STDLIB),
             "functions": functions,
             "constants": constants,
+            "dead": sorted(self._dead),
         }
         return (_dumps(msg) + "\n").encode()
 
@@ -583,7 +852,9 @@ class Sandbox:
             elif loaded.names.get(c.fn) != "function":
                 why = "not run: %s is %s" % (c.fn, loaded.names.get(c.fn, "not a contract name"))
             if why:
-                results[i] = Outcome(c.id, c.fn, "skipped", detail=why)
+                results[i] = Outcome(
+                    c.id, c.fn, "skipped", called=self._because.get(c.fn, ()), detail=why
+                )
         todo = [i for i, r in enumerate(results) if r is None]
         if todo:
             if self._proc is None or self._proc.poll() is not None:
@@ -650,20 +921,29 @@ class Sandbox:
         deadline = since + self.timeout
         failed: Outcome | None = None
         at = 0
+        done: set[int] = set()
         try:
             sent = pipe.send(message, deadline)
             while at < len(todo):
                 i = todo[at]
                 c = calls[i]
                 line = pipe.line(deadline) if sent else None
+                stack: list[str] = []
                 if line is None:
+                    line, stack = self._where(pipe, i)
+                if line is None:
+                    inner = stack[-1] if stack else c.fn
                     failed = Outcome(
                         c.id,
                         c.fn,
                         "timeout",
+                        called=tuple(n for n in dict.fromkeys(stack) if n != c.fn),
                         elapsed=time.monotonic() - since,
-                        detail="no answer within %g s" % self.timeout,
+                        detail="no answer within %g s" % self.timeout
+                        + (" (while running %s)" % inner if inner != c.fn else ""),
                     )
+                    if inner != c.fn:
+                        self._dead[inner] = "not run: an earlier call of %s timed out" % inner
                     self._kill()
                     break
                 try:
@@ -678,6 +958,8 @@ class Sandbox:
                     )
                     self._kill()
                     break
+                if isinstance(data, dict) and (data.get("id") in done or "op" in data):
+                    continue  # a copy of an earlier line, written by the student's code
                 if not isinstance(data, dict) or data.get("id") != i:
                     failed = Outcome(
                         c.id,
@@ -689,11 +971,20 @@ class Sandbox:
                     self._kill()
                     break
                 results[i] = self._outcome(c, data)
+                done.add(i)
                 self.calls += 1
                 self.child_seconds += results[i].elapsed  # type: ignore[union-attr]
                 at += 1
                 since = time.monotonic()
                 deadline = since + self.timeout
+                if data.get("tainted"):
+                    # The call left something behind (a thread, a timer, a patched
+                    # module) that would reach later calls: they get a fresh child.
+                    self._kill()
+                    rest = todo[at:]
+                    if rest:
+                        self._restart(results, rest, calls)
+                    return [j for j in rest if results[j] is None]
         except _Died:
             c = calls[todo[at]]
             failed = Outcome(
@@ -717,16 +1008,70 @@ class Sandbox:
         self.child_seconds += failed.elapsed
         what = "timed out" if failed.kind == "timeout" else "crashed the child process"
         self._dead[failed.fn] = "not run: an earlier call of %s %s" % (failed.fn, what)
+        self._because[failed.fn] = failed.called
         rest = todo[at + 1 :]
         for j in rest:
             if calls[j].fn in self._dead:
                 results[j] = Outcome(
-                    calls[j].id, calls[j].fn, "skipped", detail=self._dead[calls[j].fn]
+                    calls[j].id,
+                    calls[j].fn,
+                    "skipped",
+                    called=self._because.get(calls[j].fn, ()),
+                    detail=self._dead[calls[j].fn],
                 )
         rest = [j for j in rest if results[j] is None]
         if rest:
             self._restart(results, rest, calls)
         return [j for j in rest if results[j] is None]
+
+    def _where(self, pipe: _Pipe, i: int) -> tuple[bytes | None, list[str]]:
+        """After the time limit: ask the child which contract functions it is in.
+
+        Returns (the call's answer if it came after all, the stack of contract
+        functions, outermost first).  A child stuck in C code does not answer.
+        """
+        for pid in self._child_pids():
+            try:
+                os.kill(pid, signal.SIGUSR1)
+            except OSError:
+                pass
+        deadline = time.monotonic() + WHERE_WAIT
+        try:
+            while True:
+                line = pipe.line(deadline)
+                if line is None:
+                    return None, []
+                try:
+                    data = decode(line)
+                except (ValueError, RecursionError):
+                    return None, []
+                if isinstance(data, dict) and data.get("id") == i:
+                    return line, []
+                if isinstance(data, dict) and data.get("op") == "where":
+                    stack = data.get("stack")
+                    if isinstance(stack, list):
+                        return None, [str(n) for n in stack if n in self.names]
+                    return None, []
+        except (_Died, _TooLarge):
+            return None, []
+
+    def _child_pids(self) -> list[int]:
+        proc = self._proc
+        if proc is None:
+            return []
+        if self.isolation != "bwrap":
+            return [proc.pid]
+        tag = ("%s=%s" % (MARKER, self._marker)).encode()
+        found = []
+        for name in os.listdir("/proc"):
+            if name.isdigit() and _has_marker(name, tag):
+                try:
+                    with open("/proc/%s/cmdline" % name, "rb") as f:
+                        if CHILD_IN_BWRAP.encode() in f.read():
+                            found.append(int(name))
+                except OSError:
+                    pass
+        return found
 
     def _restart(
         self, results: list[Outcome | None], rest: list[int], calls: Sequence[Call]

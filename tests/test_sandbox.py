@@ -172,9 +172,27 @@ def keep(x):
     return len(x)
 """
 
-FUNCS = ("shape", "dot", "norm", "cosine", "one_hot", "row_times_matrix", "lookup",
-         "lookup_via_one_hot", "stretch", "echo", "special", "exit_now", "die", "hang",
-         "hog", "hog_bytes", "bad_message", "noisy", "keep")
+FUNCS = (
+    "shape",
+    "dot",
+    "norm",
+    "cosine",
+    "one_hot",
+    "row_times_matrix",
+    "lookup",
+    "lookup_via_one_hot",
+    "stretch",
+    "echo",
+    "special",
+    "exit_now",
+    "die",
+    "hang",
+    "hog",
+    "hog_bytes",
+    "bad_message",
+    "noisy",
+    "keep",
+)
 NAMES = ("VOCAB", "DIM", "SEED", *FUNCS, "missing_fn")
 
 
@@ -220,21 +238,29 @@ def test_missing_and_not_callable(tmp_path: Path) -> None:
     with Sandbox(path, names=("VOCAB", "DIM", "SEED", "dot", "norm")) as sb:
         loaded = sb.load()
         assert loaded.ok
-        assert loaded.names == {"VOCAB": 512, "DIM": "sixty-four", "SEED": "missing",
-                                "dot": "not callable", "norm": "missing"}
+        assert loaded.names == {
+            "VOCAB": 512,
+            "DIM": "sixty-four",
+            "SEED": "missing",
+            "dot": "not callable",
+            "norm": "missing",
+        }
         out = sb.run([Call(1, "norm", ([1.0],)), Call(2, "dot", ([1.0], [1.0]))])
         assert [o.kind for o in out] == ["skipped", "skipped"]
         assert "missing" in out[0].detail and "not callable" in out[1].detail
 
 
 def test_import_crash(tmp_path: Path) -> None:
-    path = write(tmp_path, """
+    path = write(
+        tmp_path,
+        """
         def dot(a, b):
             return 0.0
 
         print("starting")
         x = 1 / 0
-    """)
+    """,
+    )
     with Sandbox(path) as sb:
         loaded = sb.load()
         assert not loaded.ok
@@ -273,7 +299,9 @@ def test_import_time_exit_and_hang(tmp_path: Path) -> None:
 
 
 def test_third_party_placeholder(tmp_path: Path) -> None:
-    path = write(tmp_path, """
+    path = write(
+        tmp_path,
+        """
         import json
         import numpy as np
         from grader import sandbox
@@ -284,7 +312,8 @@ def test_third_party_placeholder(tmp_path: Path) -> None:
 
         def norm(vec):
             return json.dumps(vec)
-    """)
+    """,
+    )
     with Sandbox(path) as sb:
         loaded = sb.load()
         assert loaded.ok, loaded.traceback
@@ -292,8 +321,9 @@ def test_third_party_placeholder(tmp_path: Path) -> None:
         dot, norm = sb.run([Call(1, "dot", ([1.0], [2.0])), Call(2, "norm", ([1.0],))])
         assert dot.kind == "raised" and dot.raised is not None
         assert dot.raised.type == "ImportError"
-        assert dot.raised.message == ("numpy is not available: the exercise allows the "
-                                      "standard library only")
+        assert dot.raised.message == (
+            "numpy is not available: the exercise allows the standard library only"
+        )
         assert norm.kind == "returned" and norm.value == "[1.0]"
 
 
@@ -309,17 +339,19 @@ def test_third_party_used_at_import(tmp_path: Path) -> None:
 
 
 def test_plain_values(box: Sandbox) -> None:
-    out = box.run([
-        Call(1, "dot", ([1.0, 2.0], [3.0, 4.0])),
-        Call(2, "shape", ([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],)),
-        Call(3, "special", ("tuple",)),
-        Call(4, "special", ("nan",)),
-        Call(5, "special", ("inf",)),
-        Call(6, "special", ("negzero",)),
-        Call(7, "special", ("dict",)),
-        Call(8, "special", ("bool",)),
-        Call(9, "echo", ([0.1 * i for i in range(20)] + [float("nan"), -0.0],)),
-    ])
+    out = box.run(
+        [
+            Call(1, "dot", ([1.0, 2.0], [3.0, 4.0])),
+            Call(2, "shape", ([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],)),
+            Call(3, "special", ("tuple",)),
+            Call(4, "special", ("nan",)),
+            Call(5, "special", ("inf",)),
+            Call(6, "special", ("negzero",)),
+            Call(7, "special", ("dict",)),
+            Call(8, "special", ("bool",)),
+            Call(9, "echo", ([0.1 * i for i in range(20)] + [float("nan"), -0.0],)),
+        ]
+    )
     assert [o.id for o in out] == list(range(1, 10))
     assert all(o.kind == "returned" for o in out), out
     assert out[0].value == 11.0
@@ -333,7 +365,7 @@ def test_plain_values(box: Sandbox) -> None:
     packed = out[8].value
     assert packed[:20] == [0.1 * i for i in range(20)] and math.isnan(packed[20])
     assert math.copysign(1.0, packed[21]) == -1.0
-    table = [[0.5, -0.0, float("nan")], [1e300, float("-inf"), 2.0 ** -1074]] * 3
+    table = [[0.5, -0.0, float("nan")], [1e300, float("-inf"), 2.0**-1074]] * 3
     [back] = box.run([Call(10, "echo", (table,))])
     assert back.value[1::2] == [table[1]] * 3
     assert [math.copysign(1.0, r[1]) for r in back.value[::2]] == [-1.0] * 3
@@ -343,8 +375,12 @@ def test_plain_values(box: Sandbox) -> None:
 
 
 def test_foreign_values_never_touch_student_methods(box: Sandbox) -> None:
-    out = box.run([Call(i, "special", (w,)) for i, w in enumerate(
-        ["myfloat", "mylist", "thing", "deep", "big", "gen", "mytuple"])])
+    out = box.run(
+        [
+            Call(i, "special", (w,))
+            for i, w in enumerate(["myfloat", "mylist", "thing", "deep", "big", "gen", "mytuple"])
+        ]
+    )
     assert all(o.kind == "returned" for o in out), out
     myfloat, mylist, thing, deep, big, gen, mytuple = (o.value for o in out)
     assert myfloat == Foreign("MyFloat", "float", 1.5)
@@ -360,14 +396,19 @@ def test_foreign_values_never_touch_student_methods(box: Sandbox) -> None:
 
 
 def test_raised(box: Sandbox) -> None:
-    lookup, exit_now, weird = box.run([
-        Call(1, "lookup", ([[1.0], [2.0]], [0, 5])),
-        Call(2, "exit_now", ()),
-        Call(3, "bad_message", ()),
-    ])
+    lookup, exit_now, weird = box.run(
+        [
+            Call(1, "lookup", ([[1.0], [2.0]], [0, 5])),
+            Call(2, "exit_now", ()),
+            Call(3, "bad_message", ()),
+        ]
+    )
     assert lookup.kind == "raised" and lookup.raised is not None
-    assert lookup.raised == Raised("TokenError", ("IndexError", "LookupError", "Exception",
-                                                  "BaseException"), "token 5 is not in the table")
+    assert lookup.raised == Raised(
+        "TokenError",
+        ("IndexError", "LookupError", "Exception", "BaseException"),
+        "token 5 is not in the table",
+    )
     assert lookup.raised.is_a("IndexError") and not lookup.raised.is_a("ValueError")
     assert exit_now.kind == "raised" and exit_now.raised is not None
     assert exit_now.raised.type == "SystemExit" and exit_now.raised.message == "3"
@@ -383,11 +424,13 @@ def test_printing_cannot_reach_the_protocol(box: Sandbox) -> None:
 
 def test_mutation_is_found(box: Sandbox) -> None:
     table = [[1.0, 2.0], [3.0, 4.0]]
-    stretch, keep, lookup = box.run([
-        Call(1, "stretch", (table, 1, 3.0)),
-        Call(2, "keep", ([1, 2],)),
-        Call(3, "lookup", (table, [1])),
-    ])
+    stretch, keep, lookup = box.run(
+        [
+            Call(1, "stretch", (table, 1, 3.0)),
+            Call(2, "keep", ([1, 2],)),
+            Call(3, "lookup", (table, [1])),
+        ]
+    )
     assert stretch.mutated == "args[0][1][1]"
     assert stretch.value == [[1.0, 2.0], [3.0, 12.0]]
     assert table == [[1.0, 2.0], [3.0, 4.0]]  # the parent's value is never touched
@@ -399,8 +442,11 @@ def test_mutation_is_found(box: Sandbox) -> None:
 
 def test_shared_values_are_fresh_per_call(box: Sandbox) -> None:
     table = [[float(r * 10 + c) for c in range(10)] for r in range(20)]
-    calls = [Call(1, "stretch", (table, 2, 2.0)), Call(2, "lookup", (table, [2])),
-             Call(3, "stretch", (table, 2, 2.0))]
+    calls = [
+        Call(1, "stretch", (table, 2, 2.0)),
+        Call(2, "lookup", (table, [2])),
+        Call(3, "stretch", (table, 2, 2.0)),
+    ]
     first, second, third = box.run(calls)
     assert first.mutated == "args[0][2][1]"
     assert second.value == [table[2]] and second.mutated is None
@@ -409,11 +455,13 @@ def test_shared_values_are_fresh_per_call(box: Sandbox) -> None:
 
 def test_mults_count_real_multiplications(box: Sandbox) -> None:
     table = [[0.5 * (r + c) for c in range(4)] for r in range(6)]
-    via, plain, unc = box.run([
-        Call(1, "lookup_via_one_hot", (table, [1, 2]), count=(0,)),
-        Call(2, "lookup", (table, [1, 2]), count=(0,)),
-        Call(3, "lookup", (table, [1, 2])),
-    ])
+    via, plain, unc = box.run(
+        [
+            Call(1, "lookup_via_one_hot", (table, [1, 2]), count=(0,)),
+            Call(2, "lookup", (table, [1, 2]), count=(0,)),
+            Call(3, "lookup", (table, [1, 2])),
+        ]
+    )
     assert via.mults == 2 * 6 * 4  # 0.0 * counted goes through __rmul__ too
     assert via.value == [table[1], table[2]] and via.mutated is None
     assert via.called == ("one_hot", "row_times_matrix")
@@ -431,8 +479,9 @@ def test_called_is_traced(box: Sandbox) -> None:
 def test_memory_exhaustion_is_an_exception(basic: Path) -> None:
     with Sandbox(basic, names=NAMES, memory_mb=256) as sb:
         sb.load()
-        hog, hog_bytes, dot = sb.run([Call(1, "hog", ()), Call(2, "hog_bytes", ()),
-                                      Call(3, "dot", ([1.0], [1.0]))])
+        hog, hog_bytes, dot = sb.run(
+            [Call(1, "hog", ()), Call(2, "hog_bytes", ()), Call(3, "dot", ([1.0], [1.0]))]
+        )
         assert hog.kind == "raised" and hog.raised is not None
         assert hog.raised.type == "MemoryError"
         assert hog_bytes.kind == "raised" and hog_bytes.raised is not None
@@ -447,13 +496,26 @@ def test_crash_and_hang_cost_one_call_each(basic: Path) -> None:
     start = time.monotonic()
     with Sandbox(basic, names=NAMES, timeout=0.5) as sb:
         sb.load()
-        calls = [Call(1, "dot", ([1.0], [2.0])), Call(2, "die", ()), Call(3, "die", ()),
-                 Call(4, "norm", ([3.0, 4.0],)), Call(5, "hang", ()), Call(6, "hang", ()),
-                 Call(7, "dot", ([2.0], [2.0]))]
+        calls = [
+            Call(1, "dot", ([1.0], [2.0])),
+            Call(2, "die", ()),
+            Call(3, "die", ()),
+            Call(4, "norm", ([3.0, 4.0],)),
+            Call(5, "hang", ()),
+            Call(6, "hang", ()),
+            Call(7, "dot", ([2.0], [2.0])),
+        ]
         out = sb.run(calls)
         assert [o.id for o in out] == [1, 2, 3, 4, 5, 6, 7]
-        assert [o.kind for o in out] == ["returned", "crashed", "skipped", "returned",
-                                         "timeout", "skipped", "returned"]
+        assert [o.kind for o in out] == [
+            "returned",
+            "crashed",
+            "skipped",
+            "returned",
+            "timeout",
+            "skipped",
+            "returned",
+        ]
         assert "exited with status 7" in out[1].detail
         assert "die" in out[2].detail and "crashed" in out[2].detail
         assert out[3].value == 5.0 and out[6].value == 4.0
@@ -477,9 +539,20 @@ def test_answer_protocol_helpers() -> None:
         encode({1, 2})
 
 
-def test_grader_faults(basic: Path) -> None:
-    with pytest.raises(SandboxError):
-        Sandbox(basic, isolation="bwrap")
+def test_grader_faults(basic: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import grader.sandbox as sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    sandbox.bwrap_problem.cache_clear()
+    try:
+        with pytest.raises(SandboxError, match="not installed"):
+            Sandbox(basic, isolation="bwrap")
+    finally:
+        sandbox.bwrap_problem.cache_clear()
+    monkeypatch.setattr(sandbox, "CHILD", Path("/nonexistent/_child.py"))
+    with pytest.raises(SandboxError, match="missing"):
+        Sandbox(basic)
+    monkeypatch.undo()
     with pytest.raises(SandboxError):
         Sandbox(basic, python="/nonexistent/python3").load()
     assert CHILD.is_file()
@@ -502,9 +575,14 @@ def test_python38(basic: Path) -> None:
         loaded = sb.load()
         assert loaded.ok, loaded.traceback
         assert sb.python_version.startswith("3.8.")
-        out = sb.run([Call(1, "special", ("myfloat",)), Call(2, "cosine", ([1.0], [2.0])),
-                      Call(3, "lookup_via_one_hot", ([[1.0, 2.0], [3.0, 4.0]], [1]), (0,)),
-                      Call(4, "hog", ())])
+        out = sb.run(
+            [
+                Call(1, "special", ("myfloat",)),
+                Call(2, "cosine", ([1.0], [2.0])),
+                Call(3, "lookup_via_one_hot", ([[1.0, 2.0], [3.0, 4.0]], [1]), (0,)),
+                Call(4, "hog", ()),
+            ]
+        )
         assert out[0].value == Foreign("MyFloat", "float", 1.5)
         assert out[1].value == 1.0 and out[1].called == ("dot", "norm")
         assert out[2].mults == 4 and out[2].value == [[3.0, 4.0]]

@@ -1,0 +1,282 @@
+"""Hostile submissions: only the attacked functions lose points, nothing else is harmed.
+
+Each module of tests/hostile/ is appended to the reference embed.py and graded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from grader import grade, sandbox
+from grader.results import Report, Status
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+REFERENCE = ROOT / "embed.py"
+MARKS = ("987.654321", "876.54321")
+CGROUPS = bool(
+    sandbox._cgroups_usable() and sandbox._Cgroup.roots()
+)  # sleep durations of the processes attacks start
+
+# attack -> (functions that must be blamed, functions that may be blamed too)
+ATTACKS: dict[str, tuple[set[str], set[str]]] = {
+    "eq_always": ({"cosine"}, set()),
+    "float_subclass": ({"norm"}, set()),
+    "list_subclass": ({"lookup"}, set()),
+    "dunders": ({"param_count"}, set()),
+    "nan_and_huge": ({"dot", "tied_params", "rms"}, set()),
+    "deep_and_recursive": ({"logits", "shape"}, set()),
+    "odd_types": ({"lookup", "one_hot", "untied_params", "norm", "rms", "nearest_by_dot"}, set()),
+    "patch_modules": (set(), {"stretch"}),
+    "patch_at_import": (set(), set()),
+    "fake_output": ({"norm"}, set()),
+    "scavenger": ({"cosine", "rms", "logits"}, set()),
+    "import_grader": ({"imports", "norm"}, set()),
+    "hang": ({"dot", "norm"}, set()),
+    "recursion": ({"rms", "cosine"}, set()),
+    "memory": ({"logits", "vocab_growth"}, set()),
+    "exits": ({"dot", "norm", "cosine", "rms"}, set()),
+    "exit_at_import": ({"imports"}, {"VOCAB", "DIM", "SEED"}),
+    "crash_at_import": ({"imports"}, {"VOCAB", "DIM", "SEED"}),
+    "output_flood": ({"dot"}, {"norm"}),
+    "signals": ({"dot", "norm", "cosine"}, set()),
+    "files": (set(), set()),
+    "subprocesses": (set(), set()),
+    "fork_bomb": (set(), {"cosine"}),
+}
+
+
+def test_every_attack_has_an_expectation() -> None:
+    names = {p.stem for p in HOSTILE.glob("*.py")}
+    assert names == set(ATTACKS) | {"kill_parent"}
+
+
+def _marks() -> tuple[str, ...]:
+    # Per test process: tests running at the same time must not see each other's.
+    return tuple("%s%d" % (m, os.getpid()) for m in MARKS)
+
+
+def hostile_module(name: str, where: Path) -> Path:
+    path = where / "embed.py"
+    attack = (HOSTILE / (name + ".py")).read_text()
+    for old, new in zip(MARKS, _marks()):
+        attack = attack.replace(old, new)
+    path.write_text(REFERENCE.read_text() + "\n\n" + attack)
+    return path
+
+
+def leftovers() -> list[str]:
+    """Command lines of processes that attacks (of this test process) started and that run."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if any(m in cmd for m in _marks()):
+            found.append("%s: %s" % (pid, cmd))
+    return found
+
+
+def kill_leftovers() -> None:
+    for line in leftovers():
+        try:
+            os.kill(int(line.split(":")[0]), signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def failing(report: Report) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for c in report.checks:
+        if not c.ok and c.status is not Status.SKIP:
+            out.setdefault(c.function, []).append("%s %s" % (c.id, c.status.value))
+    return out
+
+
+def run_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kw: object) -> Report:
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    path = hostile_module(name, tmp_path)
+    start = time.monotonic()
+    try:
+        report = grade(path, seed=11, check_reports=False, timeout=1.0, **kw)  # type: ignore[arg-type]
+    finally:
+        elapsed = time.monotonic() - start
+        left = leftovers()
+        kill_leftovers()
+    assert elapsed < 20, elapsed
+    if name == "subprocesses" and kw.get("isolation") != "bwrap" and not CGROUPS:
+        # A double fork after setsid() with a cleared environment escapes process mode
+        # without a cgroup (a documented limit): only that one may remain.
+        left = left[1:] if len(left) == 1 else left
+    assert not left, left
+    assert list(private.iterdir()) == [], "temporary directories left behind"
+    assert not report.grader_error
+    return report
+
+
+def check_blame(report: Report, must: set[str], may: set[str]) -> None:
+    blamed = report.blamed()
+    allowed = must | may
+    detail = json.dumps(failing(report), indent=1)
+    assert must <= blamed <= allowed, detail
+    for c in report.checks:
+        if c.function in allowed or c.status is Status.SKIP:
+            continue
+        # A check of another function fails only through a call of an attacked one.
+        assert c.ok or set(c.caused_by) & allowed, (c.id, c.message)
+    # Every function that is not attacked and not calling an attacked one still counts.
+    passed = {c.function for c in report.checks if c.status is Status.PASS}
+    assert len(passed) > 10 or must & {"imports"}, detail
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    outside = Path("/tmp/embed-grader-hostile-outside.txt")
+    report = run_attack(name, tmp_path, monkeypatch)
+    must, may = ATTACKS[name]
+    check_blame(report, must, may)
+    if name == "import_grader":
+        [stdlib] = [c for c in report.checks if c.id == "imports.stdlib"]
+        assert stdlib.status is Status.FAIL and "grader" in stdlib.message
+    if name == "files":
+        assert outside.read_text() == "escaped"  # a documented limit of process mode
+        outside.unlink()
+
+
+@pytest.mark.skipif(sandbox.bwrap_problem() != "", reason="bubblewrap cannot run here")
+@pytest.mark.parametrize(
+    "name", ["files", "subprocesses", "fork_bomb", "signals", "import_grader", "hang"]
+)
+def test_attack_in_bwrap(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    outside = Path("/tmp/embed-grader-hostile-outside.txt")
+    outside.unlink(missing_ok=True)
+    report = run_attack(name, tmp_path, monkeypatch, isolation="bwrap")
+    must, may = ATTACKS[name]
+    check_blame(report, must, may)
+    assert not outside.exists()  # /tmp of the child is its own
+
+
+def cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
+
+
+def test_kill_parent_process_mode(tmp_path: Path) -> None:
+    """The child may signal the grader (same user): the grader says so, exit 2, no score."""
+    path = hostile_module("kill_parent", tmp_path)
+    done = cli(str(path), "--seed", "3", "--no-report", "--timeout", "1")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "grader error" in done.stdout + done.stderr
+    assert "score" not in done.stdout
+    assert not leftovers()
+
+
+@pytest.mark.skipif(sandbox.bwrap_problem() != "", reason="bubblewrap cannot run here")
+def test_kill_parent_bwrap(tmp_path: Path) -> None:
+    """Under bubblewrap the grader's pid is not visible: only rms fails."""
+    path = hostile_module("kill_parent", tmp_path)
+    done = cli(str(path), "--seed", "3", "--no-report", "--timeout", "1", "--sandbox", "bwrap")
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "rms.values" in done.stdout and "grader error" not in done.stdout
+
+
+def test_one_hanging_function_at_the_default_time_limit(tmp_path: Path) -> None:
+    path = tmp_path / "embed.py"
+    path.write_text(REFERENCE.read_text() + "\n\ndef dot(a, b):\n    while True:\n        pass\n")
+    start = time.monotonic()
+    report = grade(path, seed=5, check_reports=False)
+    elapsed = time.monotonic() - start
+    assert report.blamed() == {"dot"}, failing(report)
+    assert elapsed < 15, elapsed
+
+
+def test_nothing_in_the_child_holds_an_expected_value(tmp_path: Path) -> None:
+    """The first call of a batch looks at every float in gc objects, frames and modules."""
+    dump = tmp_path / "seen.json"
+    probe = (
+        "\n\nimport gc as _gc, sys as _sys, json as _json\n"
+        "_seen = []\n"
+        "_shape = shape\n"
+        "def _floats(x, out, depth=0):\n"
+        "    if type(x) is float: out.add(x.hex())\n"
+        "    elif depth < 6 and type(x) in (list, tuple):\n"
+        "        for e in x: _floats(e, out, depth + 1)\n"
+        "    elif depth < 6 and type(x) is dict:\n"
+        "        for e in list(x.values()): _floats(e, out, depth + 1)\n"
+        "def shape(matrix):\n"
+        "    if not _seen:\n"
+        "        out = set()\n"
+        "        for o in _gc.get_objects(): _floats(o, out)\n"
+        "        f = _sys._getframe(0)\n"
+        "        while f is not None:\n"
+        "            _floats(dict(f.f_locals), out); f = f.f_back\n"
+        "        for m in list(_sys.modules.values()):\n"
+        "            _floats(dict(getattr(m, '__dict__', {})), out)\n"
+        "        _seen.append(1)\n"
+        "        with open(%r, 'w') as fh: _json.dump(sorted(out), fh)\n"
+        "    return _shape(matrix)\n" % str(dump)
+    )
+    path = tmp_path / "embed.py"
+    path.write_text(REFERENCE.read_text() + probe)
+    report = grade(path, seed=21, check_reports=False)
+    assert not report.blamed(), failing(report)
+    seen = {float.fromhex(h) for h in json.loads(dump.read_text())}
+
+    from grader.checks import CHECKS, Multiplies, Returns, build
+
+    inputs: set[float] = set()
+    expected: set[float] = set()
+
+    def floats(x: object, out: set[float]) -> None:
+        if type(x) is float:
+            out.add(x)
+        elif isinstance(x, (list, tuple)):
+            for e in x:
+                floats(e, out)
+
+    for check in CHECKS:
+        for case in build(check, 21):
+            floats(case.args, inputs)
+            if isinstance(case.expect, (Returns, Multiplies)):
+                floats(case.expect.value, expected)
+    # Round numbers (0.5, 0.01, ...) are everywhere: only values with many digits count.
+    secret = {x for x in expected - inputs if len(repr(x)) > 8}
+    assert len(secret) > 100  # the check would see something if there were anything
+    assert len(seen & inputs) > 100  # the probe did find the inputs
+    assert not secret & seen, sorted(secret & seen)[:10]
+
+
+def test_environment_carries_no_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EMBED_GRADER_SECRET", "xyz")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "abc")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    path = tmp_path / "embed.py"
+    path.write_text("import os\n\ndef environ():\n    return sorted(os.environ.items())\n")
+    for isolation in ["process"] + (["bwrap"] if not sandbox.bwrap_problem() else []):
+        with sandbox.Sandbox(path, names=("environ",), isolation=isolation) as box:
+            assert box.load().ok
+            [out] = box.run([sandbox.Call(0, "environ", ())])
+            env = dict(out.value)
+            assert set(env) <= {"PATH", "LANG", "HOME", "PWD", sandbox.MARKER}, env
+            assert "xyz" not in str(env) and "abc" not in str(env)
+            assert env["HOME"] == box._tmp and os.getcwd() != box._tmp
