@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from grader import __version__
@@ -94,6 +95,14 @@ def _fail(message: str) -> int:
     return 2
 
 
+class _Terminated(Exception):
+    """SIGTERM arrived while grading."""
+
+
+def _on_term(signum: int, frame: object) -> None:
+    raise _Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["batch"]:
@@ -106,6 +115,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("--timeout must be positive")
     if args.python and not (os.path.isfile(args.python) or _on_path(args.python)):
         return _fail("no such interpreter: %s" % args.python)
+    if args.sandbox == "bwrap":
+        from grader.sandbox import bwrap_problem
+
+        problem = bwrap_problem()
+        if problem:
+            return _fail("--sandbox bwrap: %s" % problem)
+    # In process mode the submission runs as the grader's user and could send it
+    # SIGTERM: the run then ends as a grader error, never silently.
+    previous = None
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_term)
+    except ValueError:  # not the main thread
+        pass
     try:
         report = grade(
             args.path,
@@ -121,20 +143,53 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except UsageError as exc:
         return _fail(str(exc))
+    except _Terminated:
+        detail = (
+            "terminated by SIGTERM while grading (in --sandbox process the submission can send it)"
+        )
+        return _grader_error(args, lang, detail)
     except Exception as exc:  # a fault of the grader, never of the student
-        detail = "%s: %s" % (type(exc).__name__, exc)
-        print(text("render.grader_error", lang, error=detail), file=sys.stderr)
         if os.environ.get("EMBED_GRADER_DEBUG"):
             traceback.print_exc()
-        return 2
-    out = render(report, args.format, lang, args.verbose)
+        return _grader_error(args, lang, "%s: %s" % (type(exc).__name__, exc))
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    if report.grader_error:
+        return _grader_error(args, lang, report.grader_error, report)
+    _write(args, render(report, args.format, lang), lambda: render(report, "text", lang))
+    return exit_status(report)
+
+
+def _grader_error(
+    args: argparse.Namespace, lang: str, detail: str, report: Report | None = None
+) -> int:
+    """Exit status 2 and no score: the output says "grader error" in every format."""
+    print(text("render.grader_error", lang, error=detail), file=sys.stderr)
+    empty = Report(
+        path=args.path,
+        seed=report.seed if report is not None else (args.seed or 0),
+        checks=(),
+        grader_error=detail,
+        meta=dict(report.meta) if report is not None else {},
+    )
+    try:
+        out = render(empty, args.format, lang)
+    except Exception:
+        out = render(empty, "text", lang)
+    _write(args, out, lambda: render(empty, "text", lang), quiet=True)
+    return 2
+
+
+def _write(
+    args: argparse.Namespace, out: str, as_text: Callable[[], str], quiet: bool = False
+) -> None:
     if args.output:
         Path(args.output).write_text(out, encoding="utf-8")
-        if args.format != "text":
-            print(render(report, "text", lang), end="")
-    else:
+        if args.format != "text" and not quiet:
+            print(as_text(), end="")
+    elif not (quiet and args.format == "text"):
         sys.stdout.write(out)
-    return exit_status(report)
 
 
 def exit_status(report: Report) -> int:
