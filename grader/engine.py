@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shlex
 import time
 from collections.abc import Sequence
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import cases as gen
-from grader import show
+from grader import hints, show
 from grader.checks import CHECKS, MUTABLE_ARGS, Case, Check, Open, build
 from grader.contract import (
     BY_NAME,
@@ -481,8 +482,13 @@ class Grading:
                     step,
                     function,
                     Status.FAIL,
-                    self.msg("mutated", call=show.call(case.fn, case.args), where=outcome.mutated),
+                    self.msg(
+                        "mutated",
+                        call=show.call(case.fn, case.args),
+                        where=argument_path(function, outcome.mutated or ""),
+                    ),
                     code="mutated",
+                    hint=self.msg(hints.guess_mutated(function) or "hint.inputs"),
                     called=called,
                     details={"case": show.call(case.fn, case.args)},
                 )
@@ -588,6 +594,15 @@ class Grading:
                 )
             )
         return results
+
+
+def argument_path(function: str, path: str) -> str:
+    """``args[0][3]`` as the student names it: ``table[3]``."""
+    match = re.match(r"args\[(\d+)\]", path)
+    params = BY_NAME[function].params or ()
+    if match and int(match.group(1)) < len(params):
+        return params[int(match.group(1))] + path[match.end() :]
+    return path
 
 
 def default_report_dir(module: Path) -> Path:

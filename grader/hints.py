@@ -15,7 +15,7 @@ from typing import Any
 
 from grader import oracle
 from grader.compare import diff
-from grader.contract import BY_NAME, Answer
+from grader.contract import BY_NAME, CONSTANTS, Answer
 
 Guess = tuple[str, Callable[..., Any]]
 
@@ -67,6 +67,23 @@ def _ranking(by: str, order: str) -> Callable[..., list[int]]:
     return rank
 
 
+def _softmax(table: list[list[float]], hidden: list[float]) -> list[float]:
+    scores = oracle.logits(table, hidden)
+    top = max(scores)
+    exps = [math.exp(x - top) for x in scores]
+    total = math.fsum(exps)
+    return [e / total for e in exps]
+
+
+def _logits_cosine(table: list[list[float]], hidden: list[float]) -> list[float]:
+    return [oracle.cosine(row, hidden) for row in table]
+
+
+def _new_table(table: list[list[float]], hidden: list[float]) -> list[float]:
+    fresh = oracle.make_table(len(table), len(hidden), CONSTANTS["SEED"])
+    return oracle.logits(fresh, hidden)
+
+
 def _norm_sq(vec: list[float]) -> float:
     return oracle.dot(vec, vec)
 
@@ -76,44 +93,102 @@ def _cos_squared(a: list[float], b: list[float]) -> float:
     return oracle.dot(a, b) / n if n else 0.0
 
 
+def _growth_key(key: str, value: Callable[[int, int, int], int]) -> Callable[..., Any]:
+    """A vocab_growth mistake in one key: the answer is taken as right elsewhere."""
+
+    def wrong(v: int, d: int, f: int) -> Any:
+        return _OnlyKey(key, value(v, d, f))
+
+    return wrong
+
+
+class _When:
+    """A mistake recognised by a test on the answer itself."""
+
+    def __init__(self, test: Callable[[Any], bool]) -> None:
+        self.test = test
+
+
+def _one_hot_elsewhere(token_id: int, vocab: int) -> _When:
+    def test(got: Any) -> bool:
+        if not isinstance(got, (list, tuple)) or len(got) != vocab:
+            return False
+        ones = [i for i, x in enumerate(got) if x == 1]
+        return len(ones) == 1 and ones[0] != token_id and sum(x == 0 for x in got) == vocab - 1
+
+    return _When(test)
+
+
+class _OnlyKey:
+    def __init__(self, key: str, value: int) -> None:
+        self.key, self.value = key, value
+
+
 GUESSES: dict[str, list[Guess]] = {
     "make_table": [
         ("hint.make_table.columns", _columns_first),
         ("hint.make_table.unshifted", _unshifted),
         ("hint.make_table.rng_per_row", _rng_per_row),
         ("hint.make_table.swapped", _swapped),
+        (
+            "hint.make_table.sign",
+            lambda v, d, seed: [[-x for x in r] for r in oracle.make_table(v, d, seed)],
+        ),
+        (
+            "hint.make_table.constant_seed",
+            lambda v, d, seed: oracle.make_table(v, d, CONSTANTS["SEED"]),
+        ),
     ],
     "shape": [("hint.shape.swapped", lambda m: (len(m[0]) if m else 0, len(m)))],
     "param_count": [("hint.param_count.sum", lambda v, d: v + d)],
-    "one_hot": [
-        ("hint.one_hot.position", lambda t, v: oracle.one_hot((t + 1) % v, v) if v > 1 else [0.0]),
-        ("hint.one_hot.position", lambda t, v: oracle.one_hot(t - 1, v)),
+    "one_hot_mults": [
+        ("hint.one_hot_mults.no_count", lambda v, d, c: v * d),
+        ("hint.one_hot_mults.no_dim", lambda v, d, c: v * c),
+        ("hint.one_hot_mults.only_one", lambda v, d, c: d * c),
     ],
+    "one_hot": [("hint.one_hot.position", _one_hot_elsewhere)],
     "row_times_matrix": [
         ("hint.row_times_matrix.one_hot_only", _one_hot_only),
         ("hint.row_times_matrix.transposed", _transposed),
     ],
     "logits": [
+        ("hint.logits.softmax", _softmax),
+        ("hint.logits.cosine", _logits_cosine),
+        ("hint.logits.new_matrix", _new_table),
         (
             "hint.logits.transposed",
             lambda t, h: [oracle.dot(oracle.column(t, c), h[: len(t)]) for c in range(len(t[0]))],
-        )
+        ),
     ],
     "tied_params": [("hint.tied.doubled", lambda v, d: 2 * v * d)],
-    "untied_params": [("hint.untied.not_doubled", lambda v, d: v * d)],
-    "vocab_growth": [
-        (
-            "hint.vocab_growth.saved_bigger",
-            lambda v, d, f: dict(oracle.vocab_growth(v, d, f), saved=v * f * d),
-        ),
-        (
-            "hint.vocab_growth.bigger_vocab_sum",
-            lambda v, d, f: dict(oracle.vocab_growth(v, d, f), bigger_vocab=v + f),
-        ),
+    "untied_params": [
+        ("hint.untied.not_doubled", lambda v, d: v * d),
+        ("hint.untied.bias", lambda v, d: 2 * v * d + v),
     ],
-    "norm": [("hint.norm.squared", _norm_sq)],
-    "cosine": [("hint.cosine.dot", oracle.dot), ("hint.cosine.squared", _cos_squared)],
+    "vocab_growth": [
+        ("hint.vocab_growth.saved_bigger", _growth_key("saved", lambda v, d, f: v * f * d)),
+        ("hint.vocab_growth.bigger_vocab_sum", _growth_key("bigger_vocab", lambda v, d, f: v + f)),
+        ("hint.untied.not_doubled", _growth_key("untied", lambda v, d, f: v * d)),
+    ],
+    "norm": [
+        ("hint.norm.squared", _norm_sq),
+        ("hint.norm.l1", lambda v: math.fsum(abs(x) for x in v)),
+    ],
+    "dot": [
+        ("hint.dot.last", lambda a, b: oracle.dot(a[:-1], b[:-1])),
+        ("hint.dot.squares", lambda a, b: oracle.dot(a, a)),
+    ],
+    "cosine": [
+        ("hint.cosine.dot", oracle.dot),
+        ("hint.cosine.squared", _cos_squared),
+        ("hint.cosine.precedence", lambda a, b: oracle.dot(a, b) / oracle.norm(a) * oracle.norm(b)),
+        ("hint.cosine.absolute", lambda a, b: abs(oracle.cosine(a, b))),
+    ],
     "stretch": [
+        (
+            "hint.stretch.adds",
+            lambda t, i, f: [[x + f for x in r] if j == i else list(r) for j, r in enumerate(t)],
+        ),
         ("hint.stretch.all_rows", lambda t, i, f: [[x * f for x in r] for r in t]),
         ("hint.stretch.unchanged", lambda t, i, f: [list(r) for r in t]),
     ],
@@ -130,6 +205,8 @@ GUESSES: dict[str, list[Guess]] = {
         ("hint.nearest.by_cosine", _ranking("cosine", "plain")),
     ],
     "rms": [
+        ("hint.rms.absolute", lambda v: math.fsum(abs(x) for x in v) / len(v)),
+        ("hint.rms.floor", lambda v: math.sqrt(oracle.dot(v, v) // len(v))),
         ("hint.rms.no_mean", oracle.norm),
         ("hint.rms.no_sqrt", lambda v: oracle.dot(v, v) / len(v) if v else 0.0),
     ],
@@ -140,13 +217,18 @@ GUESSES: dict[str, list[Guess]] = {
             lambda t, ids, d: oracle.scaled_lookup(t, ids, len(t[0]) if t else 0),
         ),
         ("hint.scaled.none", lambda t, ids, d: [list(t[i]) for i in ids]),
+        ("hint.scaled.constant", lambda t, ids, d: oracle.scaled_lookup(t, ids, CONSTANTS["DIM"])),
+        ("hint.scaled.divides", lambda t, ids, d: [[x / math.sqrt(d) for x in t[i]] for i in ids]),
+        ("hint.scaled.rows", lambda t, ids, d: oracle.scaled_lookup(t, ids, len(t))),
     ],
 }
 
-KIND_OF_RANKING = Answer.INDICES
-
 
 def _matches(fn: str, wrong: Any, got: Any) -> bool:
+    if isinstance(wrong, _When):
+        return wrong.test(got)
+    if isinstance(wrong, _OnlyKey):
+        return isinstance(got, dict) and got.get(wrong.key) == wrong.value
     kind = BY_NAME[fn].answer
     if kind is Answer.INDICES:
         return isinstance(got, (list, tuple)) and list(got) == list(wrong)
@@ -172,8 +254,24 @@ def guess(fn: str, args: tuple[Any, ...], got: Any) -> str | None:
     return None
 
 
+RAISED: dict[tuple[str, str], str] = {
+    ("cosine", "ZeroDivisionError"): "hint.cosine.zero",
+    ("rms", "ZeroDivisionError"): "hint.rms.empty",
+    ("shape", "IndexError"): "hint.shape.empty",
+    ("lookup", "IndexError"): "hint.lookup.rejects",
+    ("scaled_lookup", "IndexError"): "hint.lookup.rejects",
+}
+
+
+def guess_raised(fn: str, exc: str) -> str | None:
+    """For a call that raised where it should have answered: a known cause?"""
+    return RAISED.get((fn, exc))
+
+
 def guess_raise(fn: str, args: tuple[Any, ...], got: Any) -> str | None:
     """For a call that should have raised IndexError: does ``got`` show a known mistake?"""
+    if fn == "shape":
+        return "hint.shape.ragged"
     if fn not in ("lookup", "scaled_lookup", "lookup_via_one_hot"):
         return None
     table, ids = args[0], args[1]
@@ -184,5 +282,12 @@ def guess_raise(fn: str, args: tuple[Any, ...], got: Any) -> str | None:
     return None
 
 
-def is_finite(x: float) -> bool:
-    return not (math.isnan(x) or math.isinf(x))
+MUTATED: dict[str, str] = {
+    "stretch": "hint.stretch.copy",
+    "scaled_lookup": "hint.scaled.copy",
+}
+
+
+def guess_mutated(fn: str) -> str | None:
+    """For a function that changed its input: how to avoid it."""
+    return MUTATED.get(fn, "hint.inputs")

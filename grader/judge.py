@@ -30,6 +30,7 @@ def _raised(outcome: Outcome) -> dict[str, Any]:
 def _mismatch_params(m: Mismatch) -> dict[str, Any]:
     return {
         "path": m.path or "the result",
+        "at": " at %s" % m.path if m.path else "",
         "expected": show.short(m.expected),
         "got": show.short(m.got),
         "got_type": type_name(m.got),
@@ -70,7 +71,12 @@ def judge(case: Case, outcome: Outcome) -> Verdict | None:
             return Verdict(
                 Status.FAIL, "wrong_raise", dict(base, exc=expect.exc, **_raised(outcome))
             )
-        return Verdict(Status.ERROR, "raised", dict(base, **_raised(outcome)))
+        return Verdict(
+            Status.ERROR,
+            "raised",
+            dict(base, **_raised(outcome)),
+            hints.guess_raised(case.fn, outcome.raised.type),
+        )
     got = outcome.value
     if isinstance(expect, Raises):
         return Verdict(
@@ -82,7 +88,11 @@ def judge(case: Case, outcome: Outcome) -> Verdict | None:
     assert isinstance(expect, (Returns, Multiplies))
     m = diff(expect.kind, expect.value, got)
     if m is not None:
-        code = "value_scalar" if m.reason == "value" and not m.path else m.reason
+        code = m.reason
+        if m.reason == "value" and m.allowed is None:
+            code = "value_exact"
+        elif m.reason == "value" and not m.path:
+            code = "value_scalar"
         return Verdict(
             Status.FAIL,
             code,
