@@ -411,7 +411,7 @@ def run_batch(
     start = time.perf_counter()
     root, out = Path(root), Path(out)
     if not root.is_dir():
-        raise UsageError("no such folder: %s" % root)
+        raise UsageError("batch.no_folder", path=root)
     subs = discover(root, skip=[out])
     feedback = out / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)

@@ -54,7 +54,7 @@ class Multiplies:
 class Open:
     """Behaviour the contract leaves open: whatever happens is only noted."""
 
-    about: str
+    about: str  # message code naming the behaviour
 
 
 Expect = Returns | Raises | Ranks | Multiplies | Open
@@ -193,7 +193,7 @@ def _one_hot(rng: random.Random) -> list[Case]:
 
 @check("one_hot", "out_of_range", advisory=True)
 def _one_hot_oor(rng: random.Random) -> list[Case]:
-    return [Case("one_hot", (v, 4), Open("an id outside the vocabulary")) for v in (4, -1)]
+    return [Case("one_hot", (v, 4), Open("open.out_of_range")) for v in (4, -1)]
 
 
 @check("row_times_matrix", "values", weight=2)
@@ -245,10 +245,7 @@ def _lvoh_mults(rng: random.Random) -> list[Case]:
 @check("lookup_via_one_hot", "out_of_range", advisory=True)
 def _lvoh_oor(rng: random.Random) -> list[Case]:
     t = gen.table(rng, 3, 2)
-    return [
-        Case("lookup_via_one_hot", (t, [bad]), Open("an id outside the vocabulary"))
-        for bad in (3, -1)
-    ]
+    return [Case("lookup_via_one_hot", (t, [bad]), Open("open.out_of_range")) for bad in (3, -1)]
 
 
 @check("one_hot_mults", "values")
@@ -423,13 +420,13 @@ def _ndot_ties(rng: random.Random) -> list[Case]:
 @check("nearest_by_cosine", "k_large", advisory=True)
 def _ncos_k(rng: random.Random) -> list[Case]:
     t = gen.table(rng, 3, 2)
-    return [Case("nearest_by_cosine", (t, 0, 5), Open("k larger than V - 1"))]
+    return [Case("nearest_by_cosine", (t, 0, 5), Open("open.k_large"))]
 
 
 @check("nearest_by_dot", "k_large", advisory=True)
 def _ndot_k(rng: random.Random) -> list[Case]:
     t = gen.table(rng, 3, 2)
-    return [Case("nearest_by_dot", (t, 0, 5), Open("k larger than V - 1"))]
+    return [Case("nearest_by_dot", (t, 0, 5), Open("open.k_large"))]
 
 
 # Step 7 ------------------------------------------------------------------------------

@@ -112,15 +112,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     lang = args.lang or default_language()
     if args.timeout <= 0:
-        return _fail("--timeout must be positive")
+        return _fail(text("cli.timeout", lang))
     if args.python and not (os.path.isfile(args.python) or _on_path(args.python)):
-        return _fail("no such interpreter: %s" % args.python)
+        return _fail(text("cli.no_interpreter", lang, exe=args.python))
     if args.sandbox == "bwrap":
         from grader.sandbox import bwrap_problem
 
         problem = bwrap_problem()
         if problem:
-            return _fail("--sandbox bwrap: %s" % problem)
+            return _fail(text("cli.bwrap", lang, problem=problem))
     # In process mode the submission runs as the grader's user and could send it
     # SIGTERM: the run then ends as a grader error, never silently.
     previous = None
@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             isolation=args.sandbox,
         )
     except UsageError as exc:
-        return _fail(str(exc))
+        return _fail(text(exc.code, lang, **exc.params))
     except _Terminated:
         detail = (
             "terminated by SIGTERM while grading (in --sandbox process the submission can send it)"
@@ -157,7 +157,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
     if report.grader_error:
         return _grader_error(args, lang, report.grader_error, report)
-    _write(args, render(report, args.format, lang), lambda: render(report, "text", lang))
+    _write(
+        args, render(report, args.format, lang, args.verbose), lambda: render(report, "text", lang)
+    )
     return exit_status(report)
 
 

@@ -33,7 +33,15 @@ from grader.sandbox import Call, Loaded, Outcome, Sandbox
 
 
 class UsageError(Exception):
-    """The grader cannot grade at all (bad arguments, missing file): exit status 2."""
+    """The grader cannot grade at all (bad arguments, missing file): exit status 2.
+
+    ``code`` and ``params`` name the message in the catalogue.
+    """
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(text(code, "en", **params))
+        self.code = code
+        self.params = params
 
 
 @dataclass(frozen=True)
@@ -112,10 +120,11 @@ def grade(
 class Grading:
     def __init__(self, path: Path, opts: Options) -> None:
         if not path.is_file():
-            raise UsageError("no such file: %s" % path)
+            raise UsageError("cli.no_file", path=path)
         self.path = path
         self.opts = opts
         self.drafts: list[Draft] = []
+        self.grader_error = ""
 
     def msg(self, code: str, **params: Any) -> str:
         return text(code, self.opts.lang, **params)
@@ -157,6 +166,7 @@ class Grading:
             elapsed=time.perf_counter() - start,
             child_time=stats[1],
             calls=stats[0],
+            grader_error=self.grader_error,
             meta={"lang": self.opts.lang, "upto": self.opts.upto},
         )
 
@@ -322,7 +332,7 @@ class Grading:
         for case, outcome in zip(cases, outcomes):
             if outcome is None:
                 continue
-            verdict = judge(case, outcome)
+            verdict = judge(case, outcome, self.opts.timeout)
             if verdict is not None:
                 called.update(outcome.called)
                 failed.append((case, outcome, verdict))
@@ -397,7 +407,7 @@ class Grading:
                 notes.append(
                     self.msg("open_other", detail=outcome.detail or outcome.kind, **params)
                 )
-        about = cases[0].expect.about if isinstance(cases[0].expect, Open) else ""
+        about = self.msg(cases[0].expect.about) if isinstance(cases[0].expect, Open) else ""
         return Draft(
             check.id,
             check.step,
@@ -495,12 +505,14 @@ class Grading:
             )
 
     def report_checks(self) -> None:
-        try:
-            from grader import reports
-        except ImportError:
-            return
+        from grader import reports
+
         report_dir = self.opts.report_dir or default_report_dir(self.path)
         for d in reports.check(report_dir, self.opts.lang):
+            if d.code == "report.grader_fault":
+                # The grader's own files are broken: nobody loses points for that.
+                self.grader_error = d.message
+                return
             self.drafts.append(
                 Draft(
                     d.id,

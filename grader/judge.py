@@ -29,8 +29,7 @@ def _raised(outcome: Outcome) -> dict[str, Any]:
 
 def _mismatch_params(m: Mismatch) -> dict[str, Any]:
     return {
-        "path": m.path or "the result",
-        "at": " at %s" % m.path if m.path else "",
+        "path": m.path,
         "expected": show.short(m.expected),
         "got": show.short(m.got),
         "got_type": type_name(m.got),
@@ -41,7 +40,7 @@ def _mismatch_params(m: Mismatch) -> dict[str, Any]:
     }
 
 
-def judge(case: Case, outcome: Outcome) -> Verdict | None:
+def judge(case: Case, outcome: Outcome, timeout: float = 3.0) -> Verdict | None:
     """None when the case passed, otherwise a Verdict saying why not."""
     expect = case.expect
     if isinstance(expect, Open):
@@ -57,12 +56,20 @@ def judge(case: Case, outcome: Outcome) -> Verdict | None:
             return None
     base: dict[str, Any] = {"call": show.call(case.fn, case.args), "fn": case.fn}
     if outcome.kind == "timeout":
-        return Verdict(Status.TIMEOUT, "timeout", dict(base, detail=outcome.detail))
+        return Verdict(Status.TIMEOUT, "timeout", dict(base, seconds="%g" % timeout))
     if outcome.kind == "crashed":
         return Verdict(Status.ERROR, "crashed", dict(base, detail=outcome.detail))
     if outcome.kind == "skipped":
         status = Status.TIMEOUT if "time" in outcome.detail else Status.ERROR
-        return Verdict(status, "skipped", dict(base, detail=outcome.detail))
+        return Verdict(status, "skipped", base)
+    if (
+        outcome.kind == "raised"
+        and outcome.raised is not None
+        and outcome.raised.type == "_Stopped"
+    ):
+        # A helper it calls hung earlier and is not run again.
+        stuck = outcome.raised.message.split(" ")[0] or "?"
+        return Verdict(Status.ERROR, "skipped_callee", dict(base, names=stuck))
     if outcome.kind == "raised":
         assert outcome.raised is not None
         if isinstance(expect, Raises):
