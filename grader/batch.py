@@ -371,10 +371,12 @@ class BatchOptions:
     timeout: float = 3.0
     python: str | None = None
     lang: str = "en"
-    pool: str = "thread"  # or "process"
+    pool: str = "process"  # or "thread"
 
     def workers(self) -> int:
-        return self.jobs if self.jobs > 0 else (os.cpu_count() or 1)
+        # One more than the cores: while a child waits out a time limit, the others
+        # keep every core busy.
+        return self.jobs if self.jobs > 0 else (os.cpu_count() or 1) + 1
 
 
 @dataclass
@@ -736,7 +738,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("submissions", metavar="SUBMISSIONS_DIR", help="the folder of submissions")
     p.add_argument("--out", required=True, metavar="DIR", help="where the gradebook goes")
     p.add_argument(
-        "--jobs", type=int, default=0, metavar="N", help="gradings at once (default: one per core)"
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="gradings at once (default: one more than the cores)",
     )
     p.add_argument(
         "--seed",
@@ -764,9 +770,9 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--pool",
-        default="thread",
+        default="process",
         choices=("thread", "process"),
-        help="run the gradings in threads (default) or in processes",
+        help="run the gradings in worker processes (default) or in threads",
     )
     return p
 

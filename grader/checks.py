@@ -8,6 +8,7 @@ the mistake.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -481,3 +482,14 @@ def for_function(name: str) -> list[Check]:
 def build(check_: Check, seed: int) -> list[Case]:
     """The cases of one check for one seed (independent of every other check)."""
     return check_.build(random.Random("%d:%s" % (seed, check_.id)))
+
+
+@functools.lru_cache(maxsize=4)
+def plan(seed: int, ids: tuple[str, ...]) -> tuple[tuple[Check, tuple[Case, ...]], ...]:
+    """The cases of the selected checks for one seed, drawn once and shared.
+
+    A class graded with one seed faces the same cases: they are drawn once, not once
+    per submission.  Nothing downstream changes a case (the child gets copies).
+    """
+    wanted = set(ids)
+    return tuple((c, tuple(build(c, seed))) for c in CHECKS if c.id in wanted)

@@ -15,7 +15,8 @@ from typing import Any
 
 from grader import cases as gen
 from grader import hints, show
-from grader.checks import CHECKS, MUTABLE_ARGS, Case, Check, Open, build
+from grader.checks import CHECKS, MUTABLE_ARGS, Case, Check, Open
+from grader.checks import plan as cases_for
 from grader.contract import (
     BY_NAME,
     CONSTANTS,
@@ -144,7 +145,7 @@ class Grading:
             # The child starts and imports the module while the cases are drawn, and
             # runs the calls while the report files are checked.
             loading = child.submit(box.load)
-            plan = [(c, build(c, self.opts.seed)) for c in checks]
+            plan = cases_for(self.opts.seed, tuple(c.id for c in checks))
             loaded = loading.result()
             self.module_checks(loaded)
             calls, index = self.calls(plan, loaded)
@@ -277,7 +278,7 @@ class Grading:
     # Calls ---------------------------------------------------------------------------
 
     def calls(
-        self, plan: list[tuple[Check, list[Case]]], loaded: Loaded
+        self, plan: Sequence[tuple[Check, Sequence[Case]]], loaded: Loaded
     ) -> tuple[list[Call], dict[tuple[str, int], int]]:
         """One Call per case of every function that the module defines."""
         calls: list[Call] = []
@@ -304,7 +305,7 @@ class Grading:
     def judge_check(
         self,
         check: Check,
-        cases: list[Case],
+        cases: Sequence[Case],
         loaded: Loaded,
         index: dict[tuple[str, int], int],
         by_id: dict[int, Outcome],
@@ -393,7 +394,7 @@ class Grading:
             details=details,
         )
 
-    def advisory(self, check: Check, cases: list[Case], outcomes: list[Outcome | None]) -> Draft:
+    def advisory(self, check: Check, cases: Sequence[Case], outcomes: list[Outcome | None]) -> Draft:
         notes = []
         for case, outcome in zip(cases, outcomes):
             if outcome is None or not isinstance(case.expect, Open):
@@ -421,7 +422,7 @@ class Grading:
 
     def inputs_checks(
         self,
-        plan: list[tuple[Check, list[Case]]],
+        plan: Sequence[tuple[Check, Sequence[Case]]],
         loaded: Loaded,
         index: dict[tuple[str, int], int],
         by_id: dict[int, Outcome],
