@@ -229,7 +229,9 @@ def test_a_grader_fault_is_one_row(
 
     monkeypatch.setattr(batch, "grade", flaky)
     monkeypatch.setenv("CI", "true")
-    status = main(["batch", str(root), "--out", str(tmp_path / "out"), "--seed", "9"])
+    # The stand-in grade() lives in this process: grade in threads.
+    argv = ["batch", str(root), "--out", str(tmp_path / "out"), "--seed", "9", "--pool", "thread"]
+    status = main(argv)
     assert status == 2
     out, err = capsys.readouterr()
     assert "2 submissions" in out and "grader error 1" in out
