@@ -310,7 +310,29 @@ def describe(exc):
         message = ""
     if len(message) > MAX_MESSAGE:
         message = message[: MAX_MESSAGE - 3] + "..."
-    return {"type": type_name(t), "builtin": chain, "message": message}
+    out = {"type": type_name(t), "builtin": chain, "message": message}
+    try:
+        where = _student_frame(exc)
+    except BaseException:
+        where = None
+    if where is not None:
+        out["line"], out["in"] = where
+    return out
+
+
+_STUDENT_FILE = [None]
+
+
+def _student_frame(exc):
+    """(line, function) of the last frame of the student's file in the traceback."""
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == _STUDENT_FILE[0]:
+            last = (tb.tb_lineno, code.co_name[:MAX_TYPE_NAME])
+        tb = tb.tb_next
+    return last
 
 
 # ---------------------------------------------------------------- decoding and copies
@@ -695,6 +717,7 @@ class Child(object):
 
     def load(self, msg):
         path = msg["path"]
+        _STUDENT_FILE[0] = path
         self.max_line = int(msg.get("max_line", self.max_line))
         memory = int(msg.get("memory_mb", 0))
         if memory > 0:

@@ -27,6 +27,17 @@ def _raised(outcome: Outcome) -> dict[str, Any]:
     return {"raised": outcome.raised.type, "error": show.short(outcome.raised.message, 200)}
 
 
+def _raised_code(outcome: Outcome) -> str:
+    """The message names the student's line when the traceback passed through the file."""
+    assert outcome.raised is not None
+    return "raised" if outcome.raised.line is None else "raised_at"
+
+
+def _where(outcome: Outcome) -> dict[str, Any]:
+    assert outcome.raised is not None
+    return {"line": outcome.raised.line, "func": outcome.raised.function}
+
+
 def _mismatch_params(m: Mismatch) -> dict[str, Any]:
     return {
         "path": m.path,
@@ -80,8 +91,8 @@ def judge(case: Case, outcome: Outcome, timeout: float = 3.0) -> Verdict | None:
             )
         return Verdict(
             Status.ERROR,
-            "raised",
-            dict(base, **_raised(outcome)),
+            _raised_code(outcome),
+            dict(base, **_raised(outcome), **_where(outcome)),
             hints.guess_raised(case.fn, outcome.raised.type),
         )
     got = outcome.value

@@ -70,6 +70,8 @@ class Raised:
     type: str
     builtin: tuple[str, ...]
     message: str
+    line: int | None = None  # where in the student's file it was raised
+    function: str = ""
 
     def is_a(self, name: str) -> bool:
         return name == self.type or name in self.builtin
@@ -255,10 +257,13 @@ def decode(line: bytes | str) -> Any:
 
 
 def _raised(data: Any) -> Raised:
+    line = data.get("line")
     return Raised(
         str(data.get("type", "?")),
         tuple(str(n) for n in data.get("builtin", ())),
         str(data.get("message", "")),
+        line if type(line) is int else None,
+        str(data.get("in", ""))[:100],
     )
 
 
