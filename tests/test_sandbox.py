@@ -408,7 +408,10 @@ def test_raised(box: Sandbox) -> None:
         "TokenError",
         ("IndexError", "LookupError", "Exception", "BaseException"),
         "token 5 is not in the table",
+        line=lookup.raised.line,
+        function="lookup",
     )
+    assert isinstance(lookup.raised.line, int) and lookup.raised.line > 1
     assert lookup.raised.is_a("IndexError") and not lookup.raised.is_a("ValueError")
     assert exit_now.kind == "raised" and exit_now.raised is not None
     assert exit_now.raised.type == "SystemExit" and exit_now.raised.message == "3"
