@@ -73,7 +73,7 @@ class Draft:
     hint: str = ""
     advisory: bool = False
     caused_by: tuple[str, ...] = ()
-    called: set[str] = field(default_factory=set)
+    called: set[str] = field(default_factory=set)  # used by the failing calls
     details: dict[str, Any] = field(default_factory=dict)
     replay: bool = True
 
@@ -126,6 +126,7 @@ class Grading:
         self.opts = opts
         self.drafts: list[Draft] = []
         self.grader_error = ""
+        self.uses: dict[str, set[str]] = {}  # function -> what its calls called
 
     def msg(self, code: str, **params: Any) -> str:
         return text(code, self.opts.lang, **params)
@@ -155,6 +156,8 @@ class Grading:
             outcomes = running.result()
             stats = (box.calls, box.child_seconds)
         by_id = {o.id: o for o in outcomes}
+        for o in outcomes:
+            self.uses.setdefault(o.fn, set()).update(o.called)
         for check, cases in plan:
             self.drafts.append(self.judge_check(check, cases, loaded, index, by_id))
         self.inputs_checks(plan, loaded, index, by_id)
@@ -394,7 +397,9 @@ class Grading:
             details=details,
         )
 
-    def advisory(self, check: Check, cases: Sequence[Case], outcomes: list[Outcome | None]) -> Draft:
+    def advisory(
+        self, check: Check, cases: Sequence[Case], outcomes: list[Outcome | None]
+    ) -> Draft:
         notes = []
         for case, outcome in zip(cases, outcomes):
             if outcome is None or not isinstance(case.expect, Open):
@@ -539,7 +544,12 @@ class Grading:
         }
         for d in self.drafts:
             if d.status in (Status.FAIL, Status.ERROR, Status.TIMEOUT):
-                d.caused_by = tuple(sorted((d.called & failing) - {d.function}))
+                caused = (d.called & failing) - {d.function}
+                if not caused and d.status is not Status.FAIL:
+                    # A call that hung or crashed cannot say what it was running; what
+                    # the function calls elsewhere is the best guess.
+                    caused = (self.uses.get(d.function, set()) & failing) - {d.function}
+                d.caused_by = tuple(sorted(caused))
 
     def replay(self, check_id: str) -> str:
         parts = [

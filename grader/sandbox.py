@@ -630,6 +630,7 @@ class Sandbox:
         self.restarts = 0
         self.loaded: Loaded | None = None
         self.python_version = ""
+        self._closed = False
         self._dead: dict[str, str] = {}  # function -> why its later calls are skipped
         self._because: dict[str, tuple[str, ...]] = {}  # dead function -> what it was running
         self._proc: subprocess.Popen[bytes] | None = None
@@ -656,6 +657,9 @@ class Sandbox:
         return [self.python, "-I", "-S", "-B", str(CHILD)]
 
     def _start(self) -> None:
+        if self._closed:
+            # Closed from another thread (the grader is stopping): start nothing new.
+            raise SandboxError("the sandbox is closed")
         self._stop()
         self._tmp = tempfile.mkdtemp(prefix="embed-grader-")
         self._marker = secrets.token_hex(8)
@@ -757,6 +761,7 @@ class Sandbox:
         return _status(code)
 
     def close(self) -> None:
+        self._closed = True
         if self._pipe is not None and self._proc is not None and self._proc.poll() is None:
             try:
                 self._pipe.send(b'{"op":"bye"}\n', time.monotonic() + 0.2)

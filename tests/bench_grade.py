@@ -43,8 +43,12 @@ def reference_cli(runs: int = 5) -> None:
     times = []
     for seed in range(1, runs + 1):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "grader", str(ROOT / "embed.py"), "--seed",
-                        str(seed)], cwd=ROOT, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "grader", str(ROOT / "embed.py"), "--seed", str(seed)],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
         times.append(time.perf_counter() - start)
     print("reference, command line (interpreter start included), %d runs:" % runs)
     print("  median %.3f s   max %.3f s" % (statistics.median(times), max(times)))
@@ -62,8 +66,10 @@ def hanging() -> None:
         took = time.perf_counter() - start
     failing = sorted({c.function for c in report.checks if not c.ok})
     print("a submission whose rms never returns (default --timeout 3):")
-    print("  %.2f s, score %.2f / %.0f, failing: %s" % (took, report.score, report.max_score,
-                                                       ", ".join(failing)))
+    print(
+        "  %.2f s, score %.2f / %.0f, failing: %s"
+        % (took, report.score, report.max_score, ", ".join(failing))
+    )
 
 
 if __name__ == "__main__":

@@ -28,12 +28,19 @@ REFERENCE = ROOT / "reference"
 CORPUS = ROOT / "tests" / "corpus" / "reports"
 KEYS = [key for key, _ in REPORT_FIELDS]
 
-JSON_IDS = (["report.json.file", "report.json.schema"]
-            + ["report.json.values." + key for key in KEYS]
-            + ["report.json.consistency." + name for name in
-               ("stretch_target", "neighbors_differ", "rms_ratio", "logit_argmax_is_self")])
-MD_IDS = (["report.md.file", "report.md.headings"]
-          + ["report.md.prose.%d" % i for i in range(1, 6)] + ["report.md.figures"])
+JSON_IDS = (
+    ["report.json.file", "report.json.schema"]
+    + ["report.json.values." + key for key in KEYS]
+    + [
+        "report.json.consistency." + name
+        for name in ("stretch_target", "neighbors_differ", "rms_ratio", "logit_argmax_is_self")
+    ]
+)
+MD_IDS = (
+    ["report.md.file", "report.md.headings"]
+    + ["report.md.prose.%d" % i for i in range(1, 6)]
+    + ["report.md.figures"]
+)
 ALL_IDS = JSON_IDS + MD_IDS
 
 
@@ -49,11 +56,11 @@ def consistency(*names: str) -> set[str]:
 CASES: dict[str, set[str]] = {
     "student_style": set(),
     "missing_key": {"report.json.schema"} | values("rms_ratio") | consistency("rms_ratio"),
-    "wrong_type": {"report.json.schema"} | values(
-        "vocab", "table_shape", "params", "repeat_same", "dot_neighbors", "stretch_factor"),
+    "wrong_type": {"report.json.schema"}
+    | values("vocab", "table_shape", "params", "repeat_same", "dot_neighbors", "stretch_factor"),
     "wrong_value": values("saved", "one_hot_mults", "rms_scaled", "rms_ratio"),
-    "inconsistent": values("logit_argmax", "cos_neighbors", "rms_scaled") | consistency(
-        "stretch_target", "neighbors_differ", "rms_ratio", "logit_argmax_is_self"),
+    "inconsistent": values("logit_argmax", "cos_neighbors", "rms_scaled")
+    | consistency("stretch_target", "neighbors_differ", "rms_ratio", "logit_argmax_is_self"),
     "invalid_json": set(JSON_IDS),
     "missing_json": set(JSON_IDS),
     "not_object": set(JSON_IDS),
@@ -108,8 +115,9 @@ def test_schema_accepts_the_reference_json():
 
 
 def _load_reference_module():
-    spec = importlib.util.spec_from_file_location("embed_reference_for_reports",
-                                                  str(ROOT / "embed.py"))
+    spec = importlib.util.spec_from_file_location(
+        "embed_reference_for_reports", str(ROOT / "embed.py")
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -180,19 +188,27 @@ def test_corpus_case_fails_exactly_its_findings(case):
     findings = reports.check(CORPUS / case)
     assert [f.id for f in findings] == ALL_IDS
     assert {f.status for f in findings} <= {Status.PASS, Status.FAIL}
-    assert failing(findings) == CASES[case], {f.id: f.message for f in findings
-                                              if f.status is not Status.PASS}
+    assert failing(findings) == CASES[case], {
+        f.id: f.message for f in findings if f.status is not Status.PASS
+    }
     assert all(f.message for f in findings)
 
 
 def test_messages_name_what_is_wrong():
     schema = by_id(reports.check(CORPUS / "wrong_type"))["report.json.schema"].message
     assert '$.params: "32768" (string) is not of type integer' in schema
-    for path in ("$.vocab", "$.table_shape", "$.repeat_same", "$.dot_neighbors",
-                 "$.stretch_factor"):
+    for path in (
+        "$.vocab",
+        "$.table_shape",
+        "$.repeat_same",
+        "$.dot_neighbors",
+        "$.stretch_factor",
+    ):
         assert path in schema
-    assert len(by_id(reports.check(CORPUS / "wrong_type"))["report.json.schema"]
-               .details["errors"]) == 6
+    assert (
+        len(by_id(reports.check(CORPUS / "wrong_type"))["report.json.schema"].details["errors"])
+        == 6
+    )
 
     missing = by_id(reports.check(CORPUS / "missing_key"))["report.json.schema"].message
     assert "$.rms_ratio" in missing and "rms_ratoi" in missing
@@ -267,8 +283,9 @@ def test_fifo_is_not_opened(tmp_path):
     assert "not a regular file" in findings["report.md.file"].message
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
-                    reason="permissions do not apply to root")
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="permissions do not apply to root"
+)
 def test_unreadable_file(tmp_path):
     folder = copy_reference(tmp_path)
     (folder / "embed_report.json").chmod(0)
@@ -298,8 +315,9 @@ def test_nan_is_reported(tmp_path):
     data = reference_json()
     data["rms_plain"] = float("nan")
     findings = _write_json(tmp_path, json.dumps(data))
-    assert failing(findings) == ({"report.json.schema"} | values("rms_plain")
-                                 | consistency("rms_ratio"))
+    assert failing(findings) == (
+        {"report.json.schema"} | values("rms_plain") | consistency("rms_ratio")
+    )
     assert "not a finite number" in by_id(findings)["report.json.schema"].message
 
 
@@ -315,8 +333,11 @@ def test_booleans_and_floats_are_not_integers(tmp_path):
     data["lookup_mults"] = False
     data["cos_neighbors"] = [489.0, 85, 209, 4, 276]
     findings = _write_json(tmp_path, json.dumps(data))
-    assert failing(findings) == ({"report.json.schema"} | values("lookup_mults", "cos_neighbors")
-                                 | consistency("stretch_target", "neighbors_differ"))
+    assert failing(findings) == (
+        {"report.json.schema"}
+        | values("lookup_mults", "cos_neighbors")
+        | consistency("stretch_target", "neighbors_differ")
+    )
     schema = by_id(findings)["report.json.schema"].message
     assert "$.lookup_mults: false (boolean) is not of type integer" in schema
     assert "$.cos_neighbors[0]: 489.0 is a float" in schema
@@ -377,16 +398,27 @@ def test_figures_inside_code_and_comments_are_not_judged(tmp_path):
     assert failing(reports.check(folder)) == set()
 
 
-@pytest.mark.parametrize("written,ok", [
-    ("0.29783", True), ("0.2978", True), ("0.298", True), ("0.2978265080426352", True),
-    ("0.29782650804263516", True), ("2.9783e-1", True),
-    ("0.3", False), ("0.30", False), ("0.2979", False), ("0.29782", False),
-])
+@pytest.mark.parametrize(
+    "written,ok",
+    [
+        ("0.29783", True),
+        ("0.2978", True),
+        ("0.298", True),
+        ("0.2978265080426352", True),
+        ("0.29782650804263516", True),
+        ("2.9783e-1", True),
+        ("0.3", False),
+        ("0.30", False),
+        ("0.2979", False),
+        ("0.29782", False),
+    ],
+)
 def test_float_rounding_rule(tmp_path, written, ok):
     folder = copy_reference(tmp_path)
     md = (REFERENCE / "embed_report.md").read_text("utf-8")
     (folder / "embed_report.md").write_text(
-        md.replace("`rms_plain` = 0.29783", "`rms_plain` = " + written), "utf-8")
+        md.replace("`rms_plain` = 0.29783", "`rms_plain` = " + written), "utf-8"
+    )
     assert failing(reports.check(folder)) == (set() if ok else {"report.md.figures"})
 
 
