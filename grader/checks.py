@@ -238,7 +238,9 @@ def _lvoh_mults(rng: random.Random) -> list[Case]:
     out = []
     for t in _tables(rng)[2:6]:
         ids = [rng.randrange(len(t)) for _ in range(2)]
-        expect = Multiplies(Answer.MATRIX, oracle.lookup(t, ids), len(ids) * len(t[0]))
+        # The product of a one-hot with a V x d table: V * d multiplications per id.
+        needed = oracle.one_hot_mults(len(t), len(t[0]), len(ids))
+        expect = Multiplies(Answer.MATRIX, oracle.lookup(t, ids), needed)
         out.append(Case("lookup_via_one_hot", (t, ids), expect, count=(0,)))
     return out
 
