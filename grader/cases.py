@@ -71,7 +71,8 @@ def out_of_range_ids(rng: random.Random, vocab: int) -> list[int]:
 
 def tie_table(rng: random.Random, rows: int, cells: int) -> tuple[Table, int]:
     """A table with exact ties around a probe row: duplicates, power-of-two
-    multiples, a zero row.  Returns the table and the probe id."""
+    multiples, a zero row, sometimes a twin of the probe.  Returns the table and the
+    probe id."""
     t = table(rng, rows, cells)
     probe = rng.randrange(rows)
     others = [i for i in range(rows) if i != probe]
@@ -86,6 +87,8 @@ def tie_table(rng: random.Random, rows: int, cells: int) -> tuple[Table, int]:
         t[others[2]] = [x * power for x in t[others[0]]]
     if len(others) >= 4:
         t[others[3]] = [0.0] * cells
+    if len(others) >= 5 and rng.random() < 0.5:
+        t[others[4]] = list(t[probe])  # a twin of the probe: the best score, not the probe
     return t, probe
 
 
