@@ -38,6 +38,7 @@ CHILD = Path(__file__).with_name("_child.py")
 MAX_LINE = 64 << 20  # bytes in one answer line
 MAX_OUTPUT = 4096  # characters of printed output kept in Loaded.output
 CPU_SECONDS = 120  # RLIMIT_CPU backstop for one child
+BUDGET = 4  # a function's calls together may take this many per-call time limits
 FSIZE_MB = 64  # RLIMIT_FSIZE
 START_TIMEOUT = 15.0  # seconds for the interpreter to start and say it is ready
 WHERE_WAIT = 0.2  # seconds to wait for the child's stack after the time limit
@@ -631,6 +632,7 @@ class Sandbox:
         self.loaded: Loaded | None = None
         self.python_version = ""
         self._closed = False
+        self._spent: dict[str, float] = {}  # function -> seconds its calls took so far
         self._dead: dict[str, str] = {}  # function -> why its later calls are skipped
         self._because: dict[str, tuple[str, ...]] = {}  # dead function -> what it was running
         self._proc: subprocess.Popen[bytes] | None = None
@@ -955,7 +957,7 @@ class Sandbox:
         pipe = self._pipe
         assert pipe is not None
         since = time.monotonic()
-        deadline = since + self.timeout
+        deadline = since + self._limit(calls[todo[0]].fn) if todo else since + self.timeout
         failed: Outcome | None = None
         at = 0
         done: set[int] = set()
@@ -1011,9 +1013,12 @@ class Sandbox:
                 done.add(i)
                 self.calls += 1
                 self.child_seconds += results[i].elapsed  # type: ignore[union-attr]
+                now = time.monotonic()
+                self._spent[c.fn] = self._spent.get(c.fn, 0.0) + (now - since)
                 at += 1
-                since = time.monotonic()
-                deadline = since + self.timeout
+                since = now
+                if at < len(todo):
+                    deadline = since + self._limit(calls[todo[at]].fn)
                 if data.get("tainted"):
                     # The call left something behind (a thread, a timer, a patched
                     # module) that would reach later calls: they get a fresh child.
@@ -1060,6 +1065,13 @@ class Sandbox:
         if rest:
             self._restart(results, rest, calls)
         return [j for j in rest if results[j] is None]
+
+    def _limit(self, fn: str) -> float:
+        """The time the next call of fn may take: the per-call limit, or less when fn
+        has nearly used up its budget (BUDGET per-call limits over the whole run), so
+        that a function slow on every call cannot stretch a run without bound."""
+        left = BUDGET * self.timeout - self._spent.get(fn, 0.0)
+        return max(min(self.timeout, left), 0.05)
 
     def _where(self, pipe: _Pipe, i: int) -> tuple[bytes | None, list[str]]:
         """After the time limit: ask the child which contract functions it is in.

@@ -529,6 +529,32 @@ def test_crash_and_hang_cost_one_call_each(basic: Path) -> None:
     assert time.monotonic() - start < 4
 
 
+def test_a_function_slow_on_every_call_has_a_budget(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+        import time
+        def norm(vec):
+            time.sleep(0.3)
+            return 0.0
+        def dot(a, b):
+            return 0.0
+    """,
+    )
+    calls = [Call(i, "norm", ([1.0],)) for i in range(12)] + [Call(12, "dot", ([], []))]
+    start = time.monotonic()
+    with Sandbox(path, names=NAMES, timeout=0.5) as sb:
+        assert sb.load().ok
+        out = sb.run(calls)
+    took = time.monotonic() - start
+    kinds = [o.kind for o in out[:12]]
+    # 4 limits of 0.5 s: about six calls of 0.3 s answer, then the budget stops norm.
+    assert 4 <= kinds.count("returned") <= 7, kinds
+    assert "timeout" in kinds and kinds[-1] == "skipped"
+    assert out[12].kind == "returned"  # other functions are still graded
+    assert took < 4.0
+
+
 def test_answer_protocol_helpers() -> None:
     value = [1.5, (2, [3.0]), {"k": float("nan")}, None, True, "s", [0.25] * 9]
     text = __import__("json").dumps(encode(value), allow_nan=False)
