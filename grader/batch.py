@@ -267,7 +267,13 @@ def status_of(report: Report) -> tuple[str, str]:
 def row_of(sub: Submission, report: Report, seconds: float) -> Row:
     status, detail = status_of(report)
     steps = {s: got for s, (got, _) in report.by_step().items()}
-    failing = [[c.id, c.code] for c in report.checks if c.status in FAILING]
+    # Checks that could not run because a report file is unreadable follow from that
+    # file's own check: the class summary counts the cause once.
+    failing = [
+        [c.id, c.code]
+        for c in report.checks
+        if c.status in FAILING and not c.code.endswith(".not_read")
+    ]
     return Row(
         sub.id,
         status,
@@ -297,6 +303,7 @@ class Job:
     timeout: float
     python: str | None
     lang: str
+    isolation: str = "process"
 
 
 @dataclass(frozen=True)
@@ -319,6 +326,7 @@ def grade_one(job: Job) -> Graded:
             python=job.python,
             timeout=job.timeout,
             lang=job.lang,
+            isolation=job.isolation,
         )
         row = row_of(sub, report, time.perf_counter() - start)
         return Graded(row, render(report, "text", job.lang), render(report, "json", job.lang))
@@ -372,6 +380,7 @@ class BatchOptions:
     python: str | None = None
     lang: str = "en"
     pool: str = "process"  # or "thread"
+    isolation: str = "process"  # the child's sandbox: "process" or "bwrap"
 
     def workers(self) -> int:
         # One more than the cores: while a child waits out a time limit, the others
@@ -457,7 +466,18 @@ def run_batch(
                 rows[sub.id] = hit
                 continue
             report_dir = sub.report_dir if sub.report_dir is not None else Path(empty)
-            jobs.append(Job(sub, seed, key, report_dir, opts.timeout, opts.python, opts.lang))
+            jobs.append(
+                Job(
+                    sub,
+                    seed,
+                    key,
+                    report_dir,
+                    opts.timeout,
+                    opts.python,
+                    opts.lang,
+                    opts.isolation,
+                )
+            )
         cached = len(rows)
         if on_start is not None:
             on_start(len(subs), len(subs) - cached)
@@ -774,6 +794,12 @@ def parser() -> argparse.ArgumentParser:
         choices=("thread", "process"),
         help="run the gradings in worker processes (default) or in threads",
     )
+    p.add_argument(
+        "--sandbox",
+        default="process",
+        choices=("process", "bwrap"),
+        help="isolation of each child process (default: process)",
+    )
     return p
 
 
@@ -790,6 +816,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("--jobs must be positive")
     if args.python and not (os.path.isfile(args.python) or _on_path(args.python)):
         return _fail("no such interpreter: %s" % args.python)
+    if args.sandbox == "bwrap":
+        from grader.sandbox import bwrap_problem
+
+        problem = bwrap_problem()
+        if problem:
+            return _fail(text("cli.bwrap", lang, problem=problem))
     per_student = args.seed_per_student
     seed = args.seed
     if seed is None:
@@ -805,6 +837,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         python=args.python,
         lang=lang,
         pool=args.pool,
+        isolation=args.sandbox,
     )
     err = sys.stderr
     seed_line = text("batch.seed_per_student" if per_student else "batch.seed", lang, seed=seed)

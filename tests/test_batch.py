@@ -289,3 +289,27 @@ def test_single_file_interface_is_unchanged(capsys: pytest.CaptureFixture[str]) 
     status = main([str(ROOT / "embed.py"), "--seed", "1", "--report-dir", str(REFERENCE)])
     assert status == 0
     assert "100" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(
+    __import__("grader.sandbox").sandbox.bwrap_problem() != "", reason="bubblewrap cannot run"
+)
+def test_batch_under_bubblewrap(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    root.mkdir()
+    shutil.copyfile(RIGHT, root / "right.py")
+    shutil.copyfile(WRONG, root / "wrong.py")
+    argv = ["batch", str(root), "--out", str(tmp_path / "out"), "--seed", "3"]
+    assert main(argv + ["--sandbox", "bwrap"]) == 0
+    rows = {r["id"]: r for r in csv.DictReader(open(tmp_path / "out" / "gradebook.csv"))}
+    assert rows["right"]["step6"] == "15" and float(rows["wrong"]["step6"]) < 15
+
+
+def test_unreadable_report_files_count_once_in_the_summary(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    root.mkdir()
+    shutil.copyfile(RIGHT, root / "alone.py")  # no report files beside it
+    result = run_batch(root, tmp_path / "out", BatchOptions(seed=2, pool="thread"))
+    ids = [f["check"] for f in result.summary["failing_checks"]]
+    assert "report.json.file" in ids
+    assert not any(i.startswith("report.json.values") for i in ids)
