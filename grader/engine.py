@@ -244,9 +244,10 @@ class Grading:
                     cid,
                     1,
                     name,
-                    Status.FAIL,
-                    self.msg("not_loaded" if not loaded.ok else "missing", fn=name),
-                    code="missing",
+                    Status.FAIL if loaded.ok else Status.SKIP,
+                    self.msg("missing" if loaded.ok else "not_loaded", fn=name),
+                    code="missing" if loaded.ok else "not_loaded",
+                    replay=loaded.ok,
                 )
             elif type(got) is not int:
                 d = Draft(
@@ -577,7 +578,7 @@ class Grading:
             if d.function in BY_NAME
             and not BY_NAME[d.function].is_constant
             and not d.advisory
-            and d.code != "not_started"
+            and d.code not in ("not_started", "not_loaded")
         }
         idle = {
             step

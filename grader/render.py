@@ -55,6 +55,12 @@ def render_text(report: Report, lang: str = "en", verbose: bool = False) -> str:
                 len(failing),
                 len([c for c in checks if c.status is not Status.ADVISORY]),
             )
+        elif (
+            checks
+            and all(c.code == "not_loaded" for c in checks if c.status is Status.SKIP)
+            and not any(c.status is Status.PASS for c in checks)
+        ):
+            state = t("status.not_graded")
         elif not started or (got == 0 and most > 0):
             state = t("status.skip")
         else:
