@@ -51,7 +51,8 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.contract import MAX_SCORE, REPORT_JSON, REPORT_MD, STEP_POINTS, STEPS
+from grader.cli import option_problem
+from grader.contract import MAX_SCORE, REPORT_JSON, REPORT_MD, STEP_POINTS
 from grader.engine import UsageError, grade, new_seed
 from grader.messages import LANGUAGES, default_language, text
 from grader.render import render
@@ -646,7 +647,7 @@ def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[s
     )
     steps = {
         str(s): {
-            "title": STEPS.get(s, ""),
+            "title": text("step.%d" % s, opts.lang),
             "mean": round(statistics.fmean([r.steps.get(s, 0.0) for r in scored]), 2)
             if scored
             else 0.0,
@@ -810,18 +811,11 @@ def _interactive(stream: Any) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     lang = args.lang or default_language()
-    if args.timeout <= 0:
-        return _fail("--timeout must be positive")
     if args.jobs < 0:
-        return _fail("--jobs must be positive")
-    if args.python and not (os.path.isfile(args.python) or _on_path(args.python)):
-        return _fail("no such interpreter: %s" % args.python)
-    if args.sandbox == "bwrap":
-        from grader.sandbox import bwrap_problem
-
-        problem = bwrap_problem()
-        if problem:
-            return _fail(text("cli.bwrap", lang, problem=problem))
+        return _fail(text("batch.jobs", lang))
+    problem = option_problem(args.timeout, args.python, args.sandbox, lang)
+    if problem:
+        return _fail(problem)
     per_student = args.seed_per_student
     seed = args.seed
     if seed is None:
@@ -941,9 +935,3 @@ def _with_bar(root: str, out: str, opts: BatchOptions) -> BatchResult:
 def _fail(message: str) -> int:
     print("embed-grader batch: %s" % message, file=sys.stderr)
     return 2
-
-
-def _on_path(exe: str) -> bool:
-    from shutil import which
-
-    return which(exe) is not None

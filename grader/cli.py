@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import sys
 import traceback
@@ -90,6 +91,21 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def option_problem(timeout: float, python: str | None, sandbox: str, lang: str) -> str:
+    """What is wrong with the options every grading shares ("" when nothing is)."""
+    if timeout <= 0:
+        return text("cli.timeout", lang)
+    if python and not (os.path.isfile(python) or shutil.which(python)):
+        return text("cli.no_interpreter", lang, exe=python)
+    if sandbox == "bwrap":
+        from grader.sandbox import bwrap_problem
+
+        problem = bwrap_problem()
+        if problem:
+            return text("cli.bwrap", lang, problem=problem)
+    return ""
+
+
 def _fail(message: str) -> int:
     print("embed-grader: %s" % message, file=sys.stderr)
     return 2
@@ -114,16 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return batch.main(argv[1:])
     args = parser().parse_args(argv)
     lang = args.lang or default_language()
-    if args.timeout <= 0:
-        return _fail(text("cli.timeout", lang))
-    if args.python and not (os.path.isfile(args.python) or _on_path(args.python)):
-        return _fail(text("cli.no_interpreter", lang, exe=args.python))
-    if args.sandbox == "bwrap":
-        from grader.sandbox import bwrap_problem
-
-        problem = bwrap_problem()
-        if problem:
-            return _fail(text("cli.bwrap", lang, problem=problem))
+    problem = option_problem(args.timeout, args.python, args.sandbox, lang)
+    if problem:
+        return _fail(problem)
     # In process mode the submission runs as the grader's user and could send it
     # SIGTERM: the run then ends as a grader error, never silently.
     previous = None
@@ -201,12 +210,6 @@ def exit_status(report: Report) -> int:
     if report.grader_error:
         return 2
     return 0 if report.passed else 1
-
-
-def _on_path(exe: str) -> bool:
-    from shutil import which
-
-    return which(exe) is not None
 
 
 if __name__ == "__main__":

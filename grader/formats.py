@@ -17,7 +17,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from grader.contract import MAX_SCORE, STEPS
+from grader.contract import MAX_SCORE
 from grader.messages import text
 from grader.render import register, render_text
 from grader.results import CheckResult, Report, Status
@@ -85,7 +85,7 @@ def render_junit(report: Report, lang: str = "en") -> str:
     }
     suites: list[tuple[str, list[CheckResult]]] = []
     for step in sorted({c.step for c in report.checks}):
-        title = text("render.step", lang, step=step, title=STEPS.get(step, ""))
+        title = text("render.step", lang, step=step, title=text("step.%d" % step, lang))
         suites.append((title, [c for c in report.checks if c.step == step]))
     share = report.child_time / max(1, len(report.checks))
     for title, checks in suites:
@@ -161,7 +161,7 @@ def gradescope_results(report: Report, lang: str = "en") -> dict[str, Any]:
         numbers[c.step] = numbers.get(c.step, 0) + 1
         tests.append(
             {
-                "name": clean("%s · %s" % (STEPS.get(c.step, ""), c.id)),
+                "name": clean("%s · %s" % (text("step.%d" % c.step, lang), c.id)),
                 "number": "%d.%d" % (c.step, numbers[c.step]),
                 "score": c.points,
                 "max_score": c.max_points,
