@@ -382,7 +382,7 @@ class Grading:
                 replay=False,
             )
         details: dict[str, Any] = {"case": show.call(case.fn, case.args)}
-        snippet = show.snippet(case.fn, case.args)
+        snippet = show.snippet(case.fn, case.args, self.path)
         if snippet:
             details["snippet"] = snippet
         return Draft(

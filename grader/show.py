@@ -8,7 +8,9 @@ that the student can paste the call and try it.
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from grader.sandbox import Foreign
@@ -113,13 +115,24 @@ def _small(value: Any) -> bool:
     return literal(value) is not None
 
 
-def snippet(fn: str, args: Sequence[Any]) -> str | None:
-    """A one-line Python command that makes the same call, when the inputs are small."""
+def snippet(fn: str, args: Sequence[Any], module: Path | None = None) -> str | None:
+    """A one-line shell command that makes the same call, when the inputs are small.
+
+    It imports the module by its file name, from its folder when that is not the
+    current one.
+    """
     parts = [literal(a) for a in args]
     if any(p is None for p in parts):
         return None
-    text = "python3 -c 'import embed; print(embed.%s(%s))'" % (
+    name = module.stem if module is not None else "embed"
+    if not name.isidentifier():
+        return None
+    text = "python3 -c 'import %s; print(%s.%s(%s))'" % (
+        name,
+        name,
         fn,
         ", ".join(p for p in parts if p is not None),
     )
-    return text if len(text) <= 400 else None
+    if module is not None and module.resolve().parent != Path.cwd().resolve():
+        text = "cd %s && %s" % (shlex.quote(str(module.resolve().parent)), text)
+    return text if len(text) <= 500 else None
