@@ -477,10 +477,6 @@ MUTABLE_ARGS = tuple(
 )
 
 
-def for_function(name: str) -> list[Check]:
-    return [c for c in CHECKS if c.function == name]
-
-
 def build(check_: Check, seed: int) -> list[Case]:
     """The cases of one check for one seed (independent of every other check)."""
     return check_.build(random.Random("%d:%s" % (seed, check_.id)))

@@ -238,8 +238,3 @@ REPORT_HEADINGS: tuple[str, ...] = (
 # The inputs are sized so that any summation order stays far inside it (a test checks).
 RTOL = 1e-9
 ATOL = 1e-9
-
-
-def step_names(step: int) -> tuple[str, ...]:
-    """The contract names introduced in one step."""
-    return tuple(n.name for n in NAMES if n.step == step)

@@ -33,16 +33,8 @@ def shape(matrix: Table) -> tuple[int, int]:
     return (len(matrix), widths.pop() if widths else 0)
 
 
-def is_ragged(matrix: Table) -> bool:
-    return len({len(row) for row in matrix}) > 1
-
-
 def param_count(vocab: int, dim: int) -> int:
     return vocab * dim
-
-
-def in_vocab(token_id: int, vocab: int) -> bool:
-    return 0 <= token_id < vocab
 
 
 def lookup(table: Table, ids: Sequence[int]) -> list[list[float]]:
