@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from grader import oracle
@@ -238,13 +238,9 @@ def _matches(fn: str, wrong: Any, got: Any) -> bool:
         return False
 
 
-def _candidates(fn: str) -> Iterator[Guess]:
-    yield from GUESSES.get(fn, ())
-
-
 def guess(fn: str, args: tuple[Any, ...], got: Any) -> str | None:
     """The message code of the mistake that explains ``got``, if one does."""
-    for code, mistake in _candidates(fn):
+    for code, mistake in GUESSES.get(fn, ()):
         try:
             wrong = mistake(*args)
         except (ArithmeticError, IndexError, ValueError, TypeError):
