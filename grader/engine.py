@@ -381,6 +381,10 @@ class Grading:
                 code="not_started",
                 replay=False,
             )
+        hint = verdict.hint
+        answers = [(c.fn, c.args, o.value) for c, o, _ in failed if o.kind == "returned"]
+        if hint and len(answers) > 1:
+            hint = hints.common(answers[:8]) or hint
         details: dict[str, Any] = {"case": show.call(case.fn, case.args)}
         snippet = show.snippet(case.fn, case.args, self.path)
         if snippet:
@@ -393,7 +397,7 @@ class Grading:
             self.msg(verdict.code, **verdict.params),
             check.weight,
             code=verdict.code,
-            hint=self.msg(verdict.hint) if verdict.hint else "",
+            hint=self.msg(hint) if hint else "",
             called=called,
             details=details,
         )

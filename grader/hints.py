@@ -238,16 +238,36 @@ def _matches(fn: str, wrong: Any, got: Any) -> bool:
         return False
 
 
-def guess(fn: str, args: tuple[Any, ...], got: Any) -> str | None:
-    """The message code of the mistake that explains ``got``, if one does."""
+def guesses(fn: str, args: tuple[Any, ...], got: Any) -> list[str]:
+    """The message codes of every known mistake that explains ``got``, in table order."""
+    found = []
     for code, mistake in GUESSES.get(fn, ()):
         try:
             wrong = mistake(*args)
         except (ArithmeticError, IndexError, ValueError, TypeError):
             continue
-        if _matches(fn, wrong, got):
-            return code
-    return None
+        if _matches(fn, wrong, got) and code not in found:
+            found.append(code)
+    return found
+
+
+def guess(fn: str, args: tuple[Any, ...], got: Any) -> str | None:
+    """The message code of the mistake that explains ``got``, if one does."""
+    found = guesses(fn, args, got)
+    return found[0] if found else None
+
+
+def common(answers: list[tuple[str, tuple[Any, ...], Any]]) -> str | None:
+    """The first mistake that explains every one of several wrong answers.
+
+    One small input can fit two mistakes (ascending order and ranking by the other
+    score agree on a 3-row table); the failing cases together tell them apart.
+    """
+    codes: list[str] | None = None
+    for fn, args, got in answers:
+        found = guesses(fn, args, got)
+        codes = found if codes is None else [c for c in codes if c in found]
+    return codes[0] if codes else None
 
 
 RAISED: dict[tuple[str, str], str] = {
