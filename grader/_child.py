@@ -703,7 +703,7 @@ class Child(object):
         self.out_fd = out_fd
         self.globals = None
         self.max_line = 64 << 20
-        self.watched = []  # (name, namespace, copy): checked after every call
+        self.watched = []  # (name, namespace, keys, values): checked after every call
         self.recursion = _getrecursionlimit()
         self.threads = 0
 
@@ -797,7 +797,9 @@ class Child(object):
                     spaces[_NAME_OF_MODULE(v)] = v.__dict__
         except BaseException:
             pass
-        self.watched = [(name, d, dict(d)) for name, d in spaces.items()]
+        # Keys and values are remembered and compared by identity: == would ask the
+        # objects a student put there, which may claim to equal anything.
+        self.watched = [(name, d, tuple(d), tuple(dict.values(d))) for name, d in spaces.items()]
 
     def left_behind(self):
         """What the last call changed that would reach later calls; None if nothing."""
@@ -809,8 +811,12 @@ class Child(object):
             return "it changed the recursion limit"
         if _stop_timers():
             return "it left a timer running"
-        for name, d, copy in self.watched:
-            if d != copy:
+        for name, d, keys, values in self.watched:
+            if (
+                len(d) != len(keys)
+                or not all(map(_is, d, keys))
+                or not all(map(_is, dict.values(d), values))
+            ):
                 return "it changed the module %s" % name
         return None
 

@@ -38,6 +38,7 @@ ATTACKS: dict[str, tuple[set[str], set[str]]] = {
     "odd_types": ({"lookup", "one_hot", "untied_params", "norm", "rms", "nearest_by_dot"}, set()),
     "patch_modules": (set(), {"stretch"}),
     "patch_at_import": (set(), set()),
+    "patch_with_liars": (set(), {"stretch"}),
     "fake_output": ({"norm"}, set()),
     "scavenger": ({"cosine", "rms", "logits"}, set()),
     "import_grader": ({"imports", "norm"}, set()),
