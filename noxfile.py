@@ -7,8 +7,10 @@ With no ``-s``, nox runs tests, lint and typing.
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import subprocess
+from pathlib import Path
 
 import nox
 
@@ -44,6 +46,34 @@ def _runs(command: str) -> bool:
 
 _put_pyenv_pythons_on_path()
 INSTALLED_REFERENCE_PYTHONS = [v for v in REFERENCE_PYTHONS if _runs("python" + v)]
+
+
+def _project_hash() -> str:
+    """A hash of what an install of the project is built from: the metadata and the package."""
+    h = hashlib.sha256()
+    files = [Path("pyproject.toml")] + sorted(Path("grader").rglob("*"))
+    for path in files:
+        if path.is_file() and "__pycache__" not in path.parts:
+            h.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _install_project_once(session: nox.Session) -> None:
+    """Install the project unless this environment already holds the same version of it.
+
+    The stamp lives inside the environment, so a new environment installs afresh.
+    """
+    location = getattr(session.virtualenv, "location", None)
+    if not location:
+        session.install(".")
+        return
+    stamp = Path(location) / "embed-grader.installed"
+    wanted = _project_hash()
+    if stamp.is_file() and stamp.read_text(encoding="utf-8") == wanted:
+        session.log("embed-grader is already installed and up to date")
+        return
+    session.install(".")
+    stamp.write_text(wanted, encoding="utf-8")
 
 
 @nox.session
@@ -84,13 +114,15 @@ def exercises(session: nox.Session) -> None:
     )
 
 
-@nox.session
+@nox.session(reuse_venv=True)
 def grade(session: nox.Session) -> None:
     """Grade a class: ``nox -s grade -- SUBMISSIONS_DIR [--out DIR] [batch options]``.
 
     Without SUBMISSIONS_DIR it grades the reference embed.py with its report files.
+    The environment is kept between runs and the project reinstalled only when it
+    changed, so a rerun with nothing to regrade takes seconds.
     """
-    session.install(".")
+    _install_project_once(session)
     args = list(session.posargs)
     if not args or args[0].startswith("-"):
         session.run("embed-grader", "embed.py", "--report-dir", "reference", *args)
