@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from grader import cases as gen
-from grader import hints, show
+from grader import hints, selection, show
 from grader.checks import CHECKS, MUTABLE_ARGS, Case, Check, Open
 from grader.checks import plan as cases_for
 from grader.contract import (
@@ -87,7 +87,7 @@ def selected(check_id: str, function: str, step: int, opts: Options) -> bool:
         return False
     if not opts.only:
         return True
-    return any(check_id == o or function == o or check_id.startswith(o + ".") for o in opts.only)
+    return any(selection.matches(o, check_id, function) for o in opts.only)
 
 
 def grade(
@@ -103,7 +103,13 @@ def grade(
     check_reports: bool = True,
     isolation: str = "process",
 ) -> Report:
-    """Grade the module at ``path`` and return the report (see ``grader.results``)."""
+    """Grade the module at ``path`` and return the report (see ``grader.results``).
+
+    A ``--check`` (``only``) that selects no check raises ``UsageError``.
+    """
+    wrong = selection.problem(only, upto, check_reports)
+    if wrong is not None:
+        raise UsageError(wrong[0], **wrong[1])
     opts = Options(
         seed=new_seed() if seed is None else seed,
         report_dir=Path(report_dir) if report_dir is not None else None,
@@ -127,13 +133,22 @@ class Grading:
         self.drafts: list[Draft] = []
         self.grader_error = ""
         self.uses: dict[str, set[str]] = {}  # function -> what its calls called
+        # function -> (arguments, answered right) of every call judged
+        self.seen: dict[str, list[tuple[tuple[Any, ...], bool]]] = {}
+        self.verdicts: dict[int, Verdict | None] = {}  # call id -> its verdict
 
     def msg(self, code: str, **params: Any) -> str:
         return text(code, self.opts.lang, **params)
 
     def run(self) -> Report:
         start = time.perf_counter()
-        checks = [c for c in CHECKS if selected(c.id, c.function, c.step, self.opts)]
+        # An inputs check watches the calls of its function's other checks.
+        checks = [
+            c
+            for c in CHECKS
+            if selected(c.id, c.function, c.step, self.opts)
+            or selected("%s.inputs" % c.function, c.function, c.step, self.opts)
+        ]
         with (
             Sandbox(
                 self.path,
@@ -151,15 +166,21 @@ class Grading:
             self.module_checks(loaded)
             calls, index = self.calls(plan, loaded)
             running = child.submit(box.run, calls)
-            if self.opts.check_reports and selected(REPORT, REPORT, 8, self.opts):
+            if self.opts.check_reports and any(
+                selected(e.id, REPORT, 8, self.opts)
+                for e in selection.catalogue()
+                if e.function == REPORT
+            ):
                 self.report_checks()
             outcomes = running.result()
             stats = (box.calls, box.child_seconds)
         by_id = {o.id: o for o in outcomes}
         for o in outcomes:
             self.uses.setdefault(o.fn, set()).update(o.called)
+        self.judge_calls(plan, index, by_id)
         for check, cases in plan:
-            self.drafts.append(self.judge_check(check, cases, loaded, index, by_id))
+            if selected(check.id, check.function, check.step, self.opts):
+                self.drafts.append(self.judge_check(check, cases, loaded, index, by_id))
         self.inputs_checks(plan, loaded, index, by_id)
         self.attribute()
         results = self.score()
@@ -297,6 +318,52 @@ class Grading:
                 calls.append(Call(len(calls), case.fn, case.args, case.count))
         return calls, index
 
+    def judge_calls(
+        self,
+        plan: Sequence[tuple[Check, Sequence[Case]]],
+        index: dict[tuple[str, int], int],
+        by_id: dict[int, Outcome],
+    ) -> None:
+        """Judge every call once; note which arguments each function answered right."""
+        for check, cases in plan:
+            for i, case in enumerate(cases):
+                outcome = by_id.get(index.get((check.id, i), -1))
+                if outcome is None:
+                    continue
+                verdict = judge(case, outcome, self.opts.timeout)
+                self.verdicts[outcome.id] = verdict
+                if outcome.kind in ("returned", "raised") and not isinstance(case.expect, Open):
+                    right = verdict is None and not outcome.mutated
+                    self.seen.setdefault(case.fn, []).append((case.args, right))
+
+    def cleared(self, callee: str, args: tuple[Any, ...]) -> bool:
+        """Was ``callee`` seen answering right, and never wrong, on arguments made of
+        ``args`` (``rms(v)`` calls ``dot(v, v)``)?"""
+        verdicts = [
+            right
+            for theirs, right in self.seen.get(callee, ())
+            if theirs and all(any(a == b for b in args) for a in theirs)
+        ]
+        return bool(verdicts) and all(verdicts)
+
+    def explainers(self, function: str, case: Case, outcome: Outcome, verdict: Verdict) -> set[str]:
+        """The functions entered by a failing call whose own failure could have caused it.
+
+        A wrong value may come from any function the call used.  A neighbour list that
+        breaks a rule of its form (the probe listed, a repeat, the wrong length) does not
+        follow from a wrong score.  An exception raised in the function's own frame
+        follows from a callee only if that callee may have answered it wrongly: not when
+        it was seen answering right on the same arguments (``rms([])`` dividing by
+        zero after ``dot([], [])`` gave the right 0.0).
+        """
+        if verdict.code in OWN_RULES:
+            return set()
+        called = set(outcome.called)
+        raised = outcome.raised
+        if raised is not None and raised.type != "_Stopped" and raised.function == function:
+            return {name for name in called if not self.cleared(name, case.args)}
+        return called
+
     def absent(self, function: str, loaded: Loaded) -> str | None:
         """The message code when the function cannot be called at all."""
         if not loaded.ok:
@@ -333,13 +400,17 @@ class Grading:
         if check.advisory:
             return self.advisory(check, cases, outcomes)
         failed: list[tuple[Case, Outcome, Verdict]] = []
-        called: set[str] = set()
+        # Blame passes to a callee only when it could explain every failing case.
+        called: set[str] | None = None
         for case, outcome in zip(cases, outcomes):
             if outcome is None:
                 continue
-            verdict = judge(case, outcome, self.opts.timeout)
+            verdict = self.verdicts.get(outcome.id)
+            if outcome.id not in self.verdicts:
+                verdict = judge(case, outcome, self.opts.timeout)
             if verdict is not None:
-                called.update(outcome.called)
+                could = self.explainers(check.function, case, outcome, verdict)
+                called = could if called is None else called & could
                 failed.append((case, outcome, verdict))
         if not failed:
             return Draft(
@@ -398,7 +469,7 @@ class Grading:
             check.weight,
             code=verdict.code,
             hint=self.msg(hint) if hint else "",
-            called=called,
+            called=called or set(),
             details=details,
         )
 
@@ -524,6 +595,8 @@ class Grading:
                 # The grader's own files are broken: nobody loses points for that.
                 self.grader_error = d.message
                 return
+            if not selected(d.id, REPORT, 8, self.opts):
+                continue
             self.drafts.append(
                 Draft(
                     d.id,
@@ -550,7 +623,7 @@ class Grading:
         for d in self.drafts:
             if d.status in (Status.FAIL, Status.ERROR, Status.TIMEOUT):
                 caused = (d.called & failing) - {d.function}
-                if not caused and d.status is not Status.FAIL:
+                if not caused and d.code in UNSEEN:
                     # A call that hung or crashed cannot say what it was running; what
                     # the function calls elsewhere is the best guess.
                     caused = (self.uses.get(d.function, set()) & failing) - {d.function}
@@ -624,6 +697,13 @@ class Grading:
         return results
 
 
+# Verdicts about a call that cannot say which functions it was running.
+UNSEEN = frozenset({"timeout", "crashed", "skipped"})
+
+# Neighbour-list rules that the list itself breaks, whatever numbers a callee gave.
+OWN_RULES = frozenset({"neigh_type", "neigh_len", "neigh_range", "neigh_self", "neigh_dup"})
+
+
 def argument_path(function: str, path: str) -> str:
     """``args[0][3]`` as the student names it: ``table[3]``."""
     match = re.match(r"args\[(\d+)\]", path)
@@ -643,10 +723,21 @@ def default_report_dir(module: Path) -> Path:
 
 
 def points(drafts: Sequence[Draft]) -> dict[str, float]:
-    """Each step's points shared by weight, in hundredths that add up exactly."""
+    """Each step's points shared by weight, in hundredths that add up exactly.
+
+    The shares are those of a full run, also when only some checks of a step are
+    graded: a check run alone keeps its weight.
+    """
     shares: dict[str, float] = {d.id: 0.0 for d in drafts}
     for step in {d.step for d in drafts}:
-        graded = [d for d in drafts if d.step == step and not d.advisory]
+        full = {cid: (function, weight) for function, cid, weight in selection.step_weights(step)}
+        for d in drafts:
+            if d.step == step and not d.advisory:
+                full[d.id] = (d.function, d.weight)
+        graded = sorted(
+            (Weighed(cid, weight, function) for cid, (function, weight) in full.items()),
+            key=lambda w: (order(w.function), w.id),
+        )
         total = sum(d.weight for d in graded)
         if not total:
             continue
@@ -657,9 +748,17 @@ def points(drafts: Sequence[Draft]) -> dict[str, float]:
         order_ = sorted(range(len(graded)), key=lambda i: floor[i] - exact[i])
         for i in order_[: cents - sum(floor)]:
             floor[i] += 1
-        for d, c in zip(graded, floor):
-            shares[d.id] = c / 100
+        for w, c in zip(graded, floor):
+            if w.id in shares:
+                shares[w.id] = c / 100
     return shares
+
+
+@dataclass(frozen=True)
+class Weighed:
+    id: str
+    weight: int
+    function: str
 
 
 _ORDER = {n.name: i for i, n in enumerate(NAMES)}

@@ -228,10 +228,18 @@ def _matches(fn: str, wrong: Any, got: Any) -> bool:
     if isinstance(wrong, _When):
         return wrong.test(got)
     if isinstance(wrong, _OnlyKey):
-        return isinstance(got, dict) and got.get(wrong.key) == wrong.value
+        # The value and its type: a float that equals the mistake's int is another mistake.
+        if not isinstance(got, dict) or wrong.key not in got:
+            return False
+        value = got[wrong.key]
+        return type(value) is type(wrong.value) and value == wrong.value
     kind = BY_NAME[fn].answer
     if kind is Answer.INDICES:
-        return isinstance(got, (list, tuple)) and list(got) == list(wrong)
+        return (
+            isinstance(got, (list, tuple))
+            and all(type(i) is int for i in got)
+            and list(got) == list(wrong)
+        )
     try:
         return diff(kind, wrong, got) is None
     except (TypeError, ValueError, IndexError):
@@ -292,7 +300,11 @@ def guess_raise(fn: str, args: tuple[Any, ...], got: Any) -> str | None:
         return None
     table, ids = args[0], args[1]
     if all(-len(table) <= i < len(table) for i in ids):
-        return "hint.lookup.wraps"
+        # Python's own indexing counts a negative id from the end: is that the answer?
+        rows = [list(table[i]) for i in ids]
+        if fn == "scaled_lookup":
+            rows = [[x * math.sqrt(args[2]) for x in row] for row in rows]
+        return "hint.lookup.wraps" if _matches(fn, rows, got) else None
     if any(i == len(table) for i in ids):
         return "hint.lookup.off_by_one"
     return None

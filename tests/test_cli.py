@@ -177,3 +177,92 @@ def test_python_dash_m_and_console_script_agree():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "seed 2" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--check", "lookup.valu"], "lookup.values"),
+        (["--check", "Lookup"], "closest ones are: lookup,"),
+        (["--check", "lookup", "--upto", "1"], "step 2"),
+        (["--check", "lookup", "--check", "cosin"], "cosine"),
+        (["--check", "report.md", "--no-report"], "--no-report"),
+        (["--check", "qqqqqqq"], "lookup.values"),
+    ],
+)
+def test_a_check_that_selects_nothing_is_a_usage_error(capsys, argv, says):
+    code, out, err = run(capsys, str(ROOT / "embed.py"), "--seed", "1", "--lang", "en", *argv)
+    assert code == 2
+    assert out == ""
+    assert "every check passed" not in out + err
+    assert says in err, err
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_the_closest_ids_are_named_in_every_language(capsys, lang):
+    code, _, err = run(capsys, str(ROOT / "embed.py"), "--check", "lookup.valu", "--lang", lang)
+    assert code == 2
+    assert "lookup.values" in err
+    assert err != run(capsys, str(ROOT / "embed.py"), "--check", "lookup.valu", "--lang", "en")[2]
+
+
+def test_the_library_refuses_an_empty_selection_too():
+    from grader import grade
+    from grader.engine import UsageError
+
+    with pytest.raises(UsageError) as exc:
+        grade(ROOT / "embed.py", seed=1, only=["lookup.valu"])
+    assert exc.value.code == "cli.check_unknown"
+    assert "lookup.values" in exc.value.params["close"]
+
+
+def test_a_check_alone_keeps_its_share_of_the_full_run(capsys, negative_ids):
+    code, out, _ = run(capsys, str(negative_ids), "--seed", "2", "--format", "json")
+    full = {c["id"]: c["max_points"] for c in json.loads(out)["checks"]}
+    for check_id in ("lookup.out_of_range", "lookup.inputs", "imports.load", "report.md.figures"):
+        code, out, _ = run(
+            capsys, str(negative_ids), "--seed", "2", "--format", "json", "--check", check_id
+        )
+        alone = json.loads(out)
+        assert [c["id"] for c in alone["checks"]] == [check_id]
+        assert alone["max_score"] == full[check_id], check_id
+    code, out, _ = run(capsys, str(negative_ids), "--seed", "2", "--check", "lookup.out_of_range")
+    assert code == 1
+    assert "score 0 / %s" % _num(full["lookup.out_of_range"]) in out
+
+
+def _num(x: float) -> str:
+    return ("%.2f" % x).rstrip("0").rstrip(".")
+
+
+def test_a_function_alone_keeps_its_share(capsys):
+    code, out, _ = run(capsys, str(ROOT / "embed.py"), "--seed", "2", "--format", "json")
+    full = json.loads(out)["checks"]
+    code, out, _ = run(
+        capsys, str(ROOT / "embed.py"), "--seed", "2", "--format", "json", "--check", "cosine"
+    )
+    alone = json.loads(out)
+    expected = sum(c["max_points"] for c in full if c["function"] == "cosine")
+    assert alone["max_score"] == pytest.approx(expected)
+    assert alone["score"] == alone["max_score"] and code == 0
+
+
+def test_the_catalogue_lists_every_check_of_a_full_run():
+    from grader import grade, selection
+
+    report = grade(ROOT / "embed.py", seed=3, report_dir=REFERENCE)
+    graded = {(c.id, c.step, c.function) for c in report.checks}
+    assert graded == {(e.id, e.step, e.function) for e in selection.catalogue()}
+
+
+def test_an_inputs_check_runs_alone_and_replays(capsys, tmp_path):
+    wrong = ROOT / "tests" / "corpus" / "wrong" / "dot_pops_input.py"
+    code, out, _ = run(capsys, str(wrong), "--seed", "4", "--format", "json", "--no-report")
+    failed = {c["id"]: c for c in json.loads(out)["checks"] if c["status"] != "pass"}
+    assert "dot.inputs" in failed
+    argv = failed["dot.inputs"]["reproduce"].split()[1:]
+    code, out, _ = run(capsys, *argv, "--format", "json")
+    again = json.loads(out)
+    assert code == 1
+    assert [c["id"] for c in again["checks"]] == ["dot.inputs"]
+    assert again["checks"][0]["message"] == failed["dot.inputs"]["message"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import grade
+from grader import grade, hints
 from grader.messages import text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,3 +49,43 @@ def test_the_known_mistake_is_named(name):
 def test_a_right_answer_never_carries_a_hint():
     report = grade(ROOT / "embed.py", seed=21, check_reports=False)
     assert all(not c.hint for c in report.checks)
+
+
+def _check(name, check_id, **options):
+    report = grade(WRONG / name, seed=21, check_reports=False, lang="en", **options)
+    return {c.id: c for c in report.checks}[check_id]
+
+
+def test_a_hint_needs_the_type_as_well_as_the_value():
+    # saved = untied / 2 is a float; at factor 1 it equals the int that "saved
+    # computed at the bigger vocabulary" gives, but that mistake gives an int.
+    check = _check("vocab_growth_saved_float.py", "vocab_growth.values")
+    assert check.code == "int_type", check.message
+    assert check.hint != text("hint.vocab_growth.saved_bigger", "en")
+    assert not check.hint
+
+
+def test_a_listed_probe_is_not_blamed_on_a_wrong_cosine():
+    check = _check("nearest_by_cosine_keeps_probe_cosine_absolute.py", "nearest_by_cosine.values")
+    assert check.code == "neigh_self", check.message
+    assert check.hint == text("hint.nearest.self", "en")
+    assert check.caused_by == ()
+    assert _check("nearest_by_cosine_keeps_probe_cosine_absolute.py", "cosine.values").hint
+
+
+def test_a_division_in_the_function_itself_is_not_blamed_on_its_callee():
+    check = _check("rms_empty_raises_dot_skips_last.py", "rms.values")
+    assert check.message.startswith("rms([]): raised ZeroDivisionError"), check.message
+    assert check.caused_by == ()
+    # A wrong value that does come from dot still names it.
+    assert _check("rms_empty_raises_dot_skips_last.py", "norm.values").caused_by == ("dot",)
+
+
+def test_a_negative_id_hint_needs_the_rows_it_would_give():
+    table = [[0.25, -0.5], [1.5, 2.0]]
+    assert hints.guess_raise("lookup", (table, [-1]), [[1.5, 2.0]]) == "hint.lookup.wraps"
+    # A row of zeros for an unknown id is not what counting from the end gives.
+    assert hints.guess_raise("lookup", (table, [-1]), [[0.0, 0.0]]) is None
+    scaled = [[1.5 * 2**0.5, 2.0 * 2**0.5]]
+    assert hints.guess_raise("scaled_lookup", (table, [-1], 2), scaled) == "hint.lookup.wraps"
+    assert hints.guess_raise("scaled_lookup", (table, [-1], 2), [[1.5, 2.0]]) is None
