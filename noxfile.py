@@ -1,5 +1,5 @@
-"""Development tasks: ``nox -s tests``, ``nox -s lint``, ``nox -s typing``, ``nox -s reference``;
-``nox -s grade``, ``nox -s gradescope`` and ``nox -s bench`` for instructors and timings.
+"""Development tasks: ``nox -s tests``, ``nox -s lint``, ``nox -s typing``, ``nox -s reference``,
+``nox -s mutants``; ``nox -s grade``, ``nox -s gradescope`` and ``nox -s bench`` for instructors and timings.
 
 With no ``-s``, nox runs tests, lint and typing.
 """
@@ -94,9 +94,9 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typing(session: nox.Session) -> None:
-    """Type-check the grader package with mypy."""
+    """Type-check the grader package and the mutation run with mypy."""
     session.install("mypy", ".")
-    session.run("mypy", "grader")
+    session.run("mypy", "grader", "mutants")
 
 
 @nox.session(python=INSTALLED_REFERENCE_PYTHONS or REFERENCE_PYTHONS)
@@ -104,6 +104,16 @@ def reference(session: nox.Session) -> None:
     """Run the tests of the reference embed.py on every installed Python 3.8-3.13."""
     session.install("pytest")
     session.run("pytest", "tests/test_reference.py", *session.posargs)
+
+
+@nox.session
+def mutants(session: nox.Session) -> None:
+    """Grade every mutant of the reference embed.py: fail on a survivor not listed as equivalent.
+
+    ``-- --list`` lists the mutants, ``-- --only ID`` grades some, ``-- --verbose`` shows each.
+    """
+    session.install(".")
+    session.run("python", "-m", "mutants", *session.posargs)
 
 
 @nox.session

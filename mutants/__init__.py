@@ -1,0 +1,1 @@
+"""Mutation testing of the grader: small changes to the reference embed.py must fail."""
