@@ -54,7 +54,7 @@ from grader import __version__
 from grader.cli import option_problem
 from grader.contract import MAX_SCORE, REPORT_JSON, REPORT_MD, STEP_POINTS
 from grader.engine import UsageError, grade, new_seed
-from grader.messages import LANGUAGES, default_language, text
+from grader.messages import LANGUAGES, default_language, kind, text
 from grader.render import render
 from grader.results import Report, Status
 
@@ -328,6 +328,9 @@ def grade_one(job: Job) -> Graded:
             timeout=job.timeout,
             lang=job.lang,
             isolation=job.isolation,
+            # The feedback is read in the student's own folder.
+            student_root=sub.source if sub.report_dir is not None else None,
+            single_file=sub.report_dir is None,
         )
         row = row_of(sub, report, time.perf_counter() - start)
         return Graded(row, render(report, "text", job.lang), render(report, "json", job.lang))
@@ -667,6 +670,7 @@ def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[s
             "students": n,
             "share": round(n / len(scored), 3),
             "codes": dict(codes[check_id].most_common()),
+            "mistakes": _in_words(codes[check_id], opts.lang),
         }
         for check_id, n in sorted(students.items(), key=lambda kv: (-kv[1], kv[0]))
     ]
@@ -690,6 +694,14 @@ def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[s
     }
 
 
+def _in_words(codes: Counter[str], lang: str) -> dict[str, int]:
+    """Failure codes as the kinds of mistake they stand for, most frequent first."""
+    words: Counter[str] = Counter()
+    for code, n in codes.items():
+        words[kind(code, lang)] += n
+    return dict(words.most_common())
+
+
 TOP_FAILING = 15
 BAR = 40
 
@@ -704,7 +716,10 @@ def summary_text(summary: dict[str, Any], lang: str = "en") -> str:
         lines.append(t("batch.seed_per_student", seed=summary["seed"]))
     else:
         lines.append(t("batch.seed", seed=summary["seed"]))
-    statuses = ", ".join("%s %d" % (s, n) for s, n in summary["statuses"].items())
+    statuses = ", ".join(
+        "%s %d" % (t("batch.status." + s.replace(" ", "_")), n)
+        for s, n in summary["statuses"].items()
+    )
     lines.append(t("batch.statuses", statuses=statuses or "-"))
     if summary["mean"] is None:
         return "\n".join(lines) + "\n"
@@ -740,7 +755,8 @@ def summary_text(summary: dict[str, Any], lang: str = "en") -> str:
     else:
         lines.append(t("batch.failing", scored=summary["scored"]))
         for f in failing[:TOP_FAILING]:
-            codes = ", ".join("%s %d" % kv for kv in f["codes"].items())
+            mistakes = f.get("mistakes") or _in_words(Counter(f["codes"]), lang)
+            codes = "; ".join("%s %d" % kv for kv in mistakes.items())
             lines.append("  %4d  %-36s %s" % (f["students"], f["check"], codes))
         if len(failing) > TOP_FAILING:
             lines.append("  " + t("batch.more_failing", n=len(failing) - TOP_FAILING))

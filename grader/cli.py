@@ -87,6 +87,12 @@ def parser() -> argparse.ArgumentParser:
         help="also show what the behaviour the contract leaves open did",
     )
     p.add_argument("--no-report", action="store_true", help="skip the report-file checks")
+    p.add_argument(
+        "--student-root",
+        metavar="DIR",
+        help="write paths in the feedback relative to DIR, the student's own folder "
+        "(for feedback read elsewhere, such as on Gradescope)",
+    )
     p.add_argument("--version", action="version", version="embed-grader %s" % __version__)
     return p
 
@@ -152,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             lang=lang,
             check_reports=not args.no_report,
             isolation=args.sandbox,
+            student_root=args.student_root,
         )
     except UsageError as exc:
         return _fail(text(exc.code, lang, **exc.params))

@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from grader import cases as gen
@@ -31,6 +31,8 @@ from grader.judge import Verdict, judge
 from grader.messages import text
 from grader.results import CheckResult, Report, Status
 from grader.sandbox import Call, Loaded, Outcome, Sandbox
+
+MODULE_FILE = "embed.py"  # what the student's module is called in their own folder
 
 
 class UsageError(Exception):
@@ -57,6 +59,10 @@ class Options:
     check_reports: bool = True
     isolation: str = "process"
     command: str = "embed-grader"
+    # Feedback read elsewhere (a class's batch, Gradescope) names files as the student
+    # sees them: relative to their folder, never by the grading machine's paths.
+    student_root: Path | None = None
+    single_file: bool = False  # handed in as one file: it has no report files
 
 
 @dataclass
@@ -102,10 +108,16 @@ def grade(
     lang: str = "en",
     check_reports: bool = True,
     isolation: str = "process",
+    student_root: str | os.PathLike[str] | None = None,
+    single_file: bool = False,
 ) -> Report:
     """Grade the module at ``path`` and return the report (see ``grader.results``).
 
-    A ``--check`` (``only``) that selects no check raises ``UsageError``.
+    With ``student_root`` (the student's folder), paths in the report, the replay
+    commands and the snippets are written relative to it.  ``single_file`` marks a
+    submission made of the module alone: it is shown as ``embed.py`` and its report
+    checks fail with a message that says why, not with a path.  A ``--check``
+    (``only``) that selects no check raises ``UsageError``.
     """
     wrong = selection.problem(only, upto, check_reports)
     if wrong is not None:
@@ -120,6 +132,8 @@ def grade(
         lang=lang,
         check_reports=check_reports,
         isolation=isolation,
+        student_root=Path(student_root) if student_root is not None else None,
+        single_file=single_file,
     )
     return Grading(Path(path), opts).run()
 
@@ -130,6 +144,7 @@ class Grading:
             raise UsageError("cli.no_file", path=path)
         self.path = path
         self.opts = opts
+        self.shown = shown_path(path, opts)
         self.drafts: list[Draft] = []
         self.grader_error = ""
         self.uses: dict[str, set[str]] = {}  # function -> what its calls called
@@ -185,7 +200,7 @@ class Grading:
         self.attribute()
         results = self.score()
         return Report(
-            path=str(self.path),
+            path=str(self.shown) if self.shown is not None else str(self.path),
             seed=self.opts.seed,
             checks=tuple(results),
             elapsed=time.perf_counter() - start,
@@ -214,7 +229,9 @@ class Grading:
                     0,
                     MODULE,
                     Status.ERROR,
-                    self.msg("import_crashed", detail=loaded.traceback or "no answer"),
+                    self.msg(
+                        "import_crashed", detail=self.portable(loaded.traceback) or "no answer"
+                    ),
                 )
             else:
                 d = Draft(
@@ -227,7 +244,7 @@ class Grading:
                         raised=loaded.error.type,
                         error=show.short(loaded.error.message, 300),
                     ),
-                    details={"traceback": loaded.traceback},
+                    details={"traceback": self.portable(loaded.traceback)},
                 )
             if loaded.output:
                 d.details["output"] = loaded.output
@@ -457,7 +474,7 @@ class Grading:
         if hint and len(answers) > 1:
             hint = hints.common(answers[:8]) or hint
         details: dict[str, Any] = {"case": show.call(case.fn, case.args)}
-        snippet = show.snippet(case.fn, case.args, self.path)
+        snippet = show.snippet(case.fn, case.args, self.path, shown=self.shown)
         if snippet:
             details["snippet"] = snippet
         return Draft(
@@ -590,7 +607,13 @@ class Grading:
         from grader import reports
 
         report_dir = self.opts.report_dir or default_report_dir(self.path)
-        for d in reports.check(report_dir, self.opts.lang):
+        found = reports.check(
+            report_dir,
+            self.opts.lang,
+            where=self.shown_dir(report_dir),
+            single_file=self.opts.single_file,
+        )
+        for d in found:
             if d.code == "report.grader_fault":
                 # The grader's own files are broken: nobody loses points for that.
                 self.grader_error = d.message
@@ -629,19 +652,45 @@ class Grading:
                     caused = (self.uses.get(d.function, set()) & failing) - {d.function}
                 d.caused_by = tuple(sorted(caused))
 
+    def portable(self, text: str | None) -> str | None:
+        """``text`` (a traceback) with the module's path on this machine as the student's."""
+        if not text or self.shown is None:
+            return text
+        for spelling in sorted({str(self.path.resolve()), str(self.path.absolute())}, key=len)[
+            ::-1
+        ]:
+            text = text.replace(spelling, str(self.shown))
+        return text
+
+    def shown_dir(self, report_dir: Path) -> str | None:
+        """The report folder as the student names it; None: as it is."""
+        if self.shown is None:
+            return None
+        inside = _relative(report_dir, self.opts.student_root)
+        if inside is None or inside == self.shown.parent:
+            return self.msg("report.dir.module", module=str(self.shown))
+        return inside.as_posix()
+
     def replay(self, check_id: str) -> str:
         parts = [
             self.opts.command,
-            str(self.path),
+            str(self.shown if self.shown is not None else self.path),
             "--seed",
             str(self.opts.seed),
             "--check",
             check_id,
         ]
         if self.opts.python:
-            parts += ["--python", self.opts.python]
+            # Another machine has its own path to that interpreter, not this one's.
+            python = self.opts.python if self.shown is None else Path(self.opts.python).name
+            parts += ["--python", python]
         if self.opts.report_dir is not None:
-            parts += ["--report-dir", str(self.opts.report_dir)]
+            if self.shown is None:
+                parts += ["--report-dir", str(self.opts.report_dir)]
+            elif not self.opts.single_file:
+                inside = _relative(self.opts.report_dir, self.opts.student_root)
+                if inside is not None and inside != self.shown.parent:
+                    parts += ["--report-dir", inside.as_posix()]
         return shlex.join(parts)
 
     def idle_steps(self) -> set[int]:
@@ -711,6 +760,27 @@ def argument_path(function: str, path: str) -> str:
     if match and int(match.group(1)) < len(params):
         return params[int(match.group(1))] + path[match.end() :]
     return path
+
+
+def shown_path(module: Path, opts: Options) -> PurePosixPath | None:
+    """The module's path as the student sees it, or None to show it as it is."""
+    if opts.single_file:
+        return PurePosixPath(MODULE_FILE)
+    if opts.student_root is None:
+        return None
+    inside = _relative(module, opts.student_root)
+    return inside if inside is not None else PurePosixPath(module.name)
+
+
+def _relative(path: Path, root: Path | None) -> PurePosixPath | None:
+    """``path`` relative to ``root`` (both resolved), or None when it is outside."""
+    if root is None:
+        return None
+    try:
+        inside = path.resolve().relative_to(root.resolve())
+    except (ValueError, OSError):
+        return None
+    return PurePosixPath(inside.as_posix())
 
 
 def default_report_dir(module: Path) -> Path:

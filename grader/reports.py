@@ -288,13 +288,17 @@ class _Read:
     size: int = 0
 
 
-def _read(path: Path) -> _Read:
-    """The text of a report file, or why it cannot be read.  Never raises."""
+def _read(path: Path, where: str | None = None) -> _Read:
+    """The text of a report file, or why it cannot be read.  Never raises.
+
+    ``where`` names the folder in messages (default: its path).
+    """
     name = path.name
     try:
         info = path.stat()
     except (FileNotFoundError, NotADirectoryError):
-        return _Read(None, "report.file.missing", {"file": name, "dir": str(path.parent)})
+        shown = where if where is not None else str(path.parent)
+        return _Read(None, "report.file.missing", {"file": name, "dir": shown})
     except OSError as exc:
         return _Read(
             None, "report.file.unreadable", {"file": name, "error": exc.strerror or str(exc)}
@@ -671,8 +675,10 @@ def _not_checked(ids: list[str], code: str, lang: str) -> list[Finding]:
     return [Finding(fid, Status.FAIL, message, WEIGHTS[fid], code) for fid in ids]
 
 
-def _check_json(path: Path, lang: str) -> tuple[list[Finding], _Object | None]:
-    read = _read(path)
+def _check_json(
+    path: Path, lang: str, read: _Read | None = None
+) -> tuple[list[Finding], _Object | None]:
+    read = read if read is not None else _read(path)
     data: _Object | None = None
     if read.text is not None:
         data, code, params = _parse_json(read.text)
@@ -1106,8 +1112,10 @@ def _md_ids() -> list[str]:
     )
 
 
-def _check_md(path: Path, json_data: _Object | None, lang: str) -> list[Finding]:
-    read = _read(path)
+def _check_md(
+    path: Path, json_data: _Object | None, lang: str, read: _Read | None = None
+) -> list[Finding]:
+    read = read if read is not None else _read(path)
     findings = [_file_finding("report.md.file", read, lang, REPORT_MD)]
     if read.text is None:
         return findings + _not_checked(_md_ids(), "report.md.not_read", lang)
@@ -1136,21 +1144,35 @@ def _guarded(ids: list[str], lang: str, run: Callable[[], list[Finding]]) -> lis
         ]
 
 
-def check(report_dir: Path | str, lang: str = "en") -> list[Finding]:
+def check(
+    report_dir: Path | str,
+    lang: str = "en",
+    *,
+    where: str | None = None,
+    single_file: bool = False,
+) -> list[Finding]:
     """Grade ``embed_report.json`` and ``embed_report.md`` in ``report_dir``.
 
     Returns the same 44 findings every time, in the same order (see the module
     docstring); a broken or missing file gives failed findings, never an exception.
+    ``where`` names the folder in messages instead of its path; with ``single_file``
+    (a submission of the module alone) nothing is read and both files fail as absent.
     """
     folder = Path(report_dir)
     parsed: list[_Object | None] = [None]
 
+    def reading(name: str) -> _Read | None:
+        if single_file:
+            return _Read(None, "report.file.single", {"file": name})
+        return _read(folder / name, where)
+
     def run_json() -> list[Finding]:
-        findings, parsed[0] = _check_json(folder / REPORT_JSON, lang)
+        findings, parsed[0] = _check_json(folder / REPORT_JSON, lang, reading(REPORT_JSON))
         return findings
 
+    def run_md() -> list[Finding]:
+        return _check_md(folder / REPORT_MD, parsed[0], lang, reading(REPORT_MD))
+
     findings = _guarded(["report.json.file"] + _json_ids(), lang, run_json)
-    findings += _guarded(
-        ["report.md.file"] + _md_ids(), lang, lambda: _check_md(folder / REPORT_MD, parsed[0], lang)
-    )
+    findings += _guarded(["report.md.file"] + _md_ids(), lang, run_md)
     return findings

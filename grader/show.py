@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import shlex
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from grader.sandbox import Foreign
@@ -115,16 +115,26 @@ def _small(value: Any) -> bool:
     return literal(value) is not None
 
 
-def snippet(fn: str, args: Sequence[Any], module: Path | None = None) -> str | None:
+def snippet(
+    fn: str,
+    args: Sequence[Any],
+    module: Path | None = None,
+    shown: PurePosixPath | None = None,
+) -> str | None:
     """A one-line shell command that makes the same call, when the inputs are small.
 
     It imports the module by its file name, from its folder when that is not the
-    current one.
+    current one.  ``shown`` is the module's path as the student sees it, relative
+    to their own folder: the command then goes into that path's folder, not into
+    the one on the grading machine.
     """
     parts = [literal(a) for a in args]
     if any(p is None for p in parts):
         return None
-    name = module.stem if module is not None else "embed"
+    if shown is not None:
+        name = shown.stem
+    else:
+        name = module.stem if module is not None else "embed"
     if not name.isidentifier():
         return None
     text = "python3 -c 'import %s; print(%s.%s(%s))'" % (
@@ -133,6 +143,9 @@ def snippet(fn: str, args: Sequence[Any], module: Path | None = None) -> str | N
         fn,
         ", ".join(p for p in parts if p is not None),
     )
-    if module is not None and module.resolve().parent != Path.cwd().resolve():
+    if shown is not None:
+        if str(shown.parent) != ".":
+            text = "cd %s && %s" % (shlex.quote(str(shown.parent)), text)
+    elif module is not None and module.resolve().parent != Path.cwd().resolve():
         text = "cd %s && %s" % (shlex.quote(str(module.resolve().parent)), text)
     return text if len(text) <= 500 else None

@@ -145,6 +145,57 @@ def test_feedback_files(graded: tuple[Path, BatchResult]) -> None:
     assert "missing" in (feedback / "frank.txt").read_text(encoding="utf-8")
 
 
+def test_feedback_reads_from_the_students_folder(graded: tuple[Path, BatchResult]) -> None:
+    """No path of the grading machine: commands work where the student keeps the module."""
+    base, _ = graded
+    feedback = base / "out" / "feedback"
+    everything = "".join(p.read_text(encoding="utf-8") for p in sorted(feedback.iterdir()))
+    assert str(base) not in everything
+    assert "embed-grader-noreports" not in everything and "/tmp" not in everything
+    bob = (feedback / "bob.txt").read_text(encoding="utf-8")
+    assert bob.startswith("embed-grader · embed.py · ")
+    assert "replay: embed-grader embed.py --seed %d --check cosine." % SEED in bob
+    assert "--report-dir" not in bob
+    assert "try it: python3 -c 'import embed; print(embed.cosine(" in bob
+    assert json.loads((feedback / "bob.json").read_text(encoding="utf-8"))["path"] == "embed.py"
+    # A single file has no report files, and says so instead of naming a folder.
+    heidi = (feedback / "heidi.txt").read_text(encoding="utf-8")
+    assert heidi.count("single-file submission: no report files") == 2
+    assert "embed-grader · embed.py · " in heidi
+
+
+def test_nested_module_is_named_from_the_submission_folder(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    inner = root / "kim" / "hw"
+    inner.mkdir(parents=True)
+    shutil.copyfile(
+        ROOT / "tests" / "corpus" / "wrong" / "lookup_negative_ids_pass.py", inner / "embed.py"
+    )
+    run_batch(root, tmp_path / "out", BatchOptions(seed=5, pool="thread"))
+    text = (tmp_path / "out" / "feedback" / "kim.txt").read_text(encoding="utf-8")
+    assert str(tmp_path) not in text
+    assert "replay: embed-grader hw/embed.py --seed 5 --check lookup.out_of_range" in text
+    assert "try it: cd hw && python3 -c 'import embed; print(embed.lookup(" in text
+    assert "embed_report.json was not found in the folder of hw/embed.py" in text
+
+
+def test_summary_names_mistakes_in_words(graded: tuple[Path, BatchResult]) -> None:
+    base, result = graded
+    from grader.messages import kind
+
+    failing = result.summary["failing_checks"]
+    codes = {code for f in failing for code in f["codes"]}
+    assert {"timeout", "report.file.single"} <= codes
+    for f in failing:
+        assert sum(f["mistakes"].values()) == sum(f["codes"].values())
+        assert set(f["mistakes"]) == {kind(code) for code in f["codes"]}
+    text = (base / "out" / "summary.txt").read_text("utf-8")
+    assert "single-file submission: no report files" in text
+    section = text.split("the checks failed most often")[1]
+    for code in codes:
+        assert code not in section.replace(";", " ").split(), code
+
+
 def test_summary(graded: tuple[Path, BatchResult]) -> None:
     base, result = graded
     data: dict[str, Any] = json.loads((base / "out" / "summary.json").read_text("utf-8"))

@@ -292,8 +292,14 @@ def test_gradescope_bundle_grades_a_fake_autograder(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     results = root / "results" / "results.json"
-    data = validate_gradescope(results.read_text(encoding="utf-8"))
+    raw = results.read_text(encoding="utf-8")
+    data = validate_gradescope(raw)
     assert 0 < data["score"] < MAX_SCORE and "seed 11" in data["output"]
+    # The feedback reads from the student's folder, not from this machine's.
+    assert str(root) not in raw and str(tmp_path) not in raw
+    outputs = "\n".join(t["output"] for t in data["tests"])
+    assert "embed-grader embed.py --seed 11 --check cosine." in outputs
+    assert "python3 -c 'import embed; print(embed.cosine(" in outputs
     assert "cosine" in run.stdout  # the text report goes to the log
     # Without a submission the student still gets a results.json that says why.
     (root / "submission" / "embed.py").unlink()

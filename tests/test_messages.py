@@ -401,3 +401,78 @@ def test_a_started_step_with_a_failure_is_not_hidden(wrong: Path) -> None:
     line = step_line(render_text(report, "en"), "en", 2)
     assert text("status.fail", "en") in line
     assert text("status.skip", "en") not in line
+
+
+# Kinds of mistake -------------------------------------------------------------------------
+
+# Catalogue entries that are not the code of a failing check.
+NOT_FAILURES = {
+    "pass",
+    "reproduce",
+    "snippet",
+    "caused_by",
+    "output_note",
+    "open_note",
+    "inputs_ok",
+    "constant_ok",
+    "import_ok",
+    "stdlib_ok",
+    "open_returned",
+    "open_raised",
+    "open_other",
+    "report.dir.module",
+    "report.md.heading_at",
+    "report.md.figure_wrong",
+    "report.md.figure_wrong_json",
+    "report.md.figure_digits",
+    "report.file.ok",
+    "not_started",
+}
+NOT_FAILURE_PREFIXES = (
+    "hint.",
+    "render.",
+    "step.",
+    "batch.",
+    "cli.",
+    "status.",
+    "open.",
+    "kind.",
+    "report.kind.",
+    "report.json.schema_",
+)
+
+
+def failure_codes() -> set[str]:
+    return {
+        code
+        for code in load("en")
+        if code not in NOT_FAILURES
+        and not code.startswith(NOT_FAILURE_PREFIXES)
+        and not code.endswith("_ok")
+    } | {"report.json.schema_fail"}
+
+
+def test_every_failure_code_has_a_kind_in_words() -> None:
+    codes = failure_codes()
+    assert {"raised_at", "skipped_callee", "neigh_self", "report.file.single"} <= codes
+    en = load("en")
+    assert sorted(c for c in codes if "kind." + c not in en) == []
+    # and nothing else has one
+    assert sorted(c[5:] for c in en if c.startswith("kind.") and c[5:] not in codes) == [
+        "not_started",
+        "other",
+    ]
+    for lang in LANGUAGES:
+        for code in codes:
+            words = messages.kind(code, lang)
+            assert words and "_" not in words and "." not in words, (lang, code, words)
+    assert messages.kind("no.such.code", "ko") == text("kind.other", "ko")
+
+
+def test_the_corpus_fails_only_with_codes_that_have_words() -> None:
+    wrong = sorted((ROOT / "tests" / "corpus" / "wrong").glob("*.py"))[:12]
+    seen: set[str] = set()
+    for module in wrong:
+        report = grader.grade(module, seed=3, report_dir=ROOT / "reference")
+        seen |= {c.code for c in report.checks if c.status in (Status.FAIL, Status.ERROR)}
+    assert seen and seen <= failure_codes()

@@ -37,6 +37,13 @@ def text(code: str, lang: str = "en", **params: Any) -> str:
         return catalogue("en")[code].format(**params)
 
 
+def kind(code: str, lang: str = "en") -> str:
+    """The kind of mistake a failure code stands for, in words (``kind.CODE``)."""
+    if catalogue("en").get("kind." + code) is None:
+        return text("kind.other", lang)
+    return text("kind." + code, lang)
+
+
 def default_language() -> str:
     """The language of the user's locale when it is one we have, else English."""
     for name in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
