@@ -1,7 +1,7 @@
 """The child side of the sandbox: imports a student module and runs calls on it.
 
-Started by ``grader/sandbox.py`` as ``PYTHON -I -S -B _child.py`` in a fresh
-temporary directory.  Standard library only; runs on Python 3.8 and newer.
+Started by ``grader/sandbox.py`` as ``PYTHON -I -S -B -c SOURCE-OF-THIS-FILE`` in a
+fresh temporary directory that holds the child's own copy of the student's module.  Standard library only; runs on Python 3.8 and newer.
 Every request and every answer is one line of JSON; see "The child protocol"
 in docs/architecture.md.  Expected values never reach this process: it only
 receives inputs and sends back what the student's code made of them.
@@ -682,9 +682,18 @@ def _flush():
             pass
 
 
+_SOURCE = [b""]  # the student's module as it was loaded
+
+
 def _traceback(exc, path):
     try:
+        import linecache
         import traceback  # only after a failed import: it costs a few ms
+
+        # The lines shown come from the source that was run, never from a file
+        # looked up by its name (which may be a link, or changed since).
+        lines = _SOURCE[0].decode("utf-8", "replace").splitlines(True)
+        linecache.cache[path] = (len(_SOURCE[0]), None, lines, path)
 
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != path:
@@ -716,8 +725,9 @@ class Child(object):
             view = view[_write(self.out_fd, view) :]
 
     def load(self, msg):
-        path = msg["path"]
-        _STUDENT_FILE[0] = path
+        path = msg["path"]  # the child's copy
+        name = msg.get("name") or path  # the name the student knows it by
+        _STUDENT_FILE[0] = name
         self.max_line = int(msg.get("max_line", self.max_line))
         memory = int(msg.get("memory_mb", 0))
         if memory > 0:
@@ -726,7 +736,7 @@ class Child(object):
         _limit("RLIMIT_FSIZE", int(msg.get("fsize_mb", 64)) << 20)
         _limit("RLIMIT_CORE", 0)
         _DEAD.update(msg.get("dead", ()))
-        watcher = Watcher(msg.get("stdlib", ()), path)
+        watcher = Watcher(msg.get("stdlib", ()), name)
         sys.meta_path.insert(0, watcher)
 
         error = None
@@ -739,11 +749,12 @@ class Child(object):
             sys.modules["embed"] = module
             with open(path, "rb") as f:
                 source = f.read()
-            code = compile(source, path, "exec", dont_inherit=True)
+            _SOURCE[0] = source
+            code = compile(source, name, "exec", dont_inherit=True)
             exec(code, module.__dict__)
         except BaseException as exc:
             error = describe(exc)
-            trace = _traceback(exc, path)
+            trace = _traceback(exc, name)
         elapsed = _perf() - start
         _flush()
         _stop_timers()
@@ -936,7 +947,26 @@ def _shield():
             g[k] = v
 
 
+def _become_user():
+    """Under bubblewrap run by root: become the user the grader chose, for good,
+    before anything of the student's is read."""
+    given = os.environ.pop("EMBED_GRADER_UID", None)
+    if given is None:
+        return
+    uid = int(given)
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    try:
+        os.setuid(0)
+    except OSError:
+        os.chdir(os.environ["HOME"])
+        return
+    raise SystemExit("the child could not give up root")
+
+
 def main():
+    _become_user()
     _shield()
     in_fd = os.dup(0)
     out_fd = os.dup(1)

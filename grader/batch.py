@@ -50,13 +50,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader import __version__
+from grader import __version__, integrity, safefs
 from grader.cli import option_problem
 from grader.contract import MAX_SCORE, REPORT_JSON, REPORT_MD, STEP_POINTS
 from grader.engine import UsageError, grade, new_seed
 from grader.messages import LANGUAGES, default_language, kind, text
 from grader.render import render
 from grader.results import Report, Status
+from grader.sandbox import CHOICES, MAX_MODULE, strongest, weaker_note
 
 MODULE_NAME = "embed.py"
 GRADED = "graded"
@@ -65,9 +66,10 @@ CRASHED = "crashed"
 IMPORT_ERROR = "import error"
 MISSING = "missing"
 UNREADABLE = "unreadable"
+REFUSED = "refused"  # a symbolic link (or not a regular file) where the module should be
 GRADER_ERROR = "grader error"
 # Every status a row can have, the usual first.
-STATUSES = (GRADED, TIMEOUT, CRASHED, IMPORT_ERROR, MISSING, UNREADABLE, GRADER_ERROR)
+STATUSES = (GRADED, TIMEOUT, CRASHED, IMPORT_ERROR, MISSING, UNREADABLE, REFUSED, GRADER_ERROR)
 
 STEP_NUMBERS = tuple(sorted(STEP_POINTS))
 GRADEBOOK_FIELDS = (
@@ -97,19 +99,35 @@ class Submission:
     detail: str = ""
 
 
-def discover(root: Path, skip: Sequence[Path] = ()) -> list[Submission]:
-    """The submissions in ``root``, sorted by id, with unique ids."""
+def discover(root: Path, skip: Sequence[Path] = (), lang: str = "en") -> list[Submission]:
+    """The submissions in ``root``, sorted by id, with unique ids.
+
+    Nothing is found through a symbolic link: an entry of ``root`` that is a link,
+    or an ``embed.py`` that is one, is refused (status ``refused``), and folders
+    that are links are not searched.
+    """
     skipped = {p.resolve() for p in skip}
     found: list[Submission] = []
     taken: set[str] = set()
     for entry in sorted(root.iterdir(), key=lambda p: p.name):
         if entry.name.startswith((".", "_")) or entry.resolve() in skipped:
             continue
+        if entry.is_symlink():
+            if entry.suffix == ".py" or entry.is_dir():
+                ident = _unique(_ident(entry.stem if entry.suffix == ".py" else entry.name), taken)
+                detail = text("submission.link", lang, path=entry.name)
+                found.append(Submission(ident, entry, None, None, REFUSED, detail))
+            continue
         if entry.is_dir():
             ident = _unique(_ident(entry.name), taken)
             module = find_module(entry)
             if module is None:
-                found.append(Submission(ident, entry, None, None, MISSING, _missing_detail(entry)))
+                found.append(
+                    Submission(ident, entry, None, None, MISSING, _missing_detail(entry, lang))
+                )
+            elif module.is_symlink():
+                detail = text("submission.link", lang, path=module.relative_to(root))
+                found.append(Submission(ident, entry, None, None, REFUSED, detail))
             else:
                 found.append(Submission(ident, entry, module, module.parent))
         elif entry.suffix == ".py":
@@ -118,9 +136,17 @@ def discover(root: Path, skip: Sequence[Path] = ()) -> list[Submission]:
     return found
 
 
+def _exists(path: Path) -> bool:
+    """A file or a link (never followed) named ``path``."""
+    return path.is_symlink() or path.is_file()
+
+
 def find_module(folder: Path) -> Path | None:
-    """``folder/embed.py``, else the only ``embed.py`` at the shallowest depth below it."""
-    if (folder / MODULE_NAME).is_file():
+    """``folder/embed.py``, else the only ``embed.py`` at the shallowest depth below it.
+
+    Folders that are symbolic links are not searched; an ``embed.py`` that is a link
+    is returned (to be refused)."""
+    if _exists(folder / MODULE_NAME):
         return folder / MODULE_NAME
     level = [folder]
     for _ in range(SEARCH_DEPTH):
@@ -128,11 +154,13 @@ def find_module(folder: Path) -> Path | None:
         for d in level:
             try:
                 below += sorted(
-                    p for p in d.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+                    p
+                    for p in d.iterdir()
+                    if p.is_dir() and not p.is_symlink() and not p.name.startswith((".", "_"))
                 )
             except OSError:
                 continue
-        hits = [d / MODULE_NAME for d in below if (d / MODULE_NAME).is_file()]
+        hits = [d / MODULE_NAME for d in below if _exists(d / MODULE_NAME)]
         if len(hits) == 1:
             return hits[0]
         if hits:
@@ -141,12 +169,12 @@ def find_module(folder: Path) -> Path | None:
     return None
 
 
-def _missing_detail(folder: Path) -> str:
+def _missing_detail(folder: Path, lang: str = "en") -> str:
     try:
         others = sorted(p.name for p in folder.iterdir() if p.suffix == ".py")
     except OSError as exc:
-        return text("batch.unreadable", error=_os_error(exc))
-    return text("batch.missing", found=", ".join(others[:5]) or "-")
+        return text("batch.unreadable", lang, error=_os_error(exc))
+    return text("batch.missing", lang, found=", ".join(others[:5]) or "-")
 
 
 def _ident(name: str) -> str:
@@ -175,15 +203,30 @@ def files_hash(sub: Submission) -> str:
     """
     h = hashlib.sha256()
     assert sub.module is not None
-    h.update(b"module\0" + sub.module.read_bytes() + b"\0")
+    h.update(b"module\0" + _read(sub.module) + b"\0")
     if sub.report_dir is not None:
         for name in (REPORT_JSON, REPORT_MD):
             try:
-                data = (sub.report_dir / name).read_bytes()
+                data = _read(sub.report_dir / name)
             except OSError:
                 data = b"\0absent"
             h.update(name.encode() + b"\0" + data + b"\0")
     return h.hexdigest()
+
+
+def _read(path: Path) -> bytes:
+    """A regular file's bytes, never through a link (OSError otherwise)."""
+    return safefs.read_regular(str(path), MAX_MODULE + 1).data
+
+
+def watched_files(sub: Submission) -> list[tuple[Path, str]]:
+    """The files of a submission that grading reads, each with a label."""
+    if sub.module is None:
+        return []
+    files = [(sub.module, "%s: %s" % (sub.id, sub.module.name))]
+    if sub.report_dir is not None:
+        files += [(sub.report_dir / n, "%s: %s" % (sub.id, n)) for n in (REPORT_JSON, REPORT_MD)]
+    return files
 
 
 def grader_fingerprint() -> str:
@@ -305,6 +348,7 @@ class Job:
     python: str | None
     lang: str
     isolation: str = "process"
+    within: Path | None = None  # the submissions folder: nothing is read through a link
 
 
 @dataclass(frozen=True)
@@ -331,11 +375,14 @@ def grade_one(job: Job) -> Graded:
             # The feedback is read in the student's own folder.
             student_root=sub.source if sub.report_dir is not None else None,
             single_file=sub.report_dir is None,
+            within=job.within,
         )
         row = row_of(sub, report, time.perf_counter() - start)
         return Graded(row, render(report, "text", job.lang), render(report, "json", job.lang))
     except UsageError as exc:
-        row = empty_row(sub, UNREADABLE, job.seed, str(exc), time.perf_counter() - start)
+        status = REFUSED if exc.code.startswith("submission.") else UNREADABLE
+        detail = text(exc.code, job.lang, **exc.params)
+        row = empty_row(sub, status, job.seed, detail, time.perf_counter() - start)
     except Exception as exc:  # a fault of the grader, never of the student
         detail = "%s: %s" % (type(exc).__name__, exc)
         row = empty_row(sub, GRADER_ERROR, job.seed, detail, time.perf_counter() - start)
@@ -384,12 +431,17 @@ class BatchOptions:
     python: str | None = None
     lang: str = "en"
     pool: str = "process"  # or "thread"
-    isolation: str = "process"  # the child's sandbox: "process" or "bwrap"
+    # The child's sandbox (see grader.sandbox.CHOICES); auto: the strongest here.
+    isolation: str = "auto"
 
     def workers(self) -> int:
         # One more than the cores: while a child waits out a time limit, the others
         # keep every core busy.
         return self.jobs if self.jobs > 0 else (os.cpu_count() or 1) + 1
+
+
+class Tampered(Exception):
+    """Grading changed the grader or a submission: the batch stopped."""
 
 
 @dataclass
@@ -401,6 +453,7 @@ class BatchResult:
     cached: int
     seconds: float
     summary: dict[str, Any]
+    isolation: str = "process"
 
     @property
     def exit_status(self) -> int:
@@ -417,22 +470,37 @@ def run_batch(
     *,
     on_start: Callable[[int, int], None] | None = None,
     on_row: Progress | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> BatchResult:
     """Grade every submission in ``root`` into ``out``; see the module's docstring.
 
     ``on_start(total, to_grade)`` is called once the submissions are known and
-    ``on_row(row, done, total)`` after each one, cached ones included.
+    ``on_row(row, done, total)`` after each one, cached ones included;
+    ``on_note(message)`` once when the children are not isolated from the grader.
+    Raises ``Tampered`` when grading changed the grader or another submission.
     """
     start = time.perf_counter()
     root, out = Path(root), Path(out)
     if not root.is_dir():
         raise UsageError("batch.no_folder", path=root)
-    subs = discover(root, skip=[out])
+    isolation = opts.isolation
+    if isolation == "auto":
+        isolation = strongest(opts.python)
+    why = weaker_note(isolation)
+    if why and on_note is not None:
+        on_note(text("batch.weak", opts.lang, why=why))
+    subs = discover(root, skip=[out], lang=opts.lang)
     feedback = out / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)
     cache = Cache(out / CACHE_FILE)
     cache.seed = opts.seed
+    integrity.load_grader()
     fingerprint = grader_fingerprint()
+    # The state of everything grades depend on, before any submission runs.
+    watch = integrity.Watch()
+    watch.add_all(integrity.grader_files())
+    for sub in subs:
+        watch.add_all(watched_files(sub))
     rows: dict[str, Row] = {}
     jobs: list[Job] = []
     done = 0
@@ -479,7 +547,8 @@ def run_batch(
                     opts.timeout,
                     opts.python,
                     opts.lang,
-                    opts.isolation,
+                    isolation,
+                    root,
                 )
             )
         cached = len(rows)
@@ -494,9 +563,28 @@ def run_batch(
             finish(problem_feedback(row, opts.lang), None)
         with _executor(opts) as pool:
             futures: dict[Future[Graded], Job] = {pool.submit(grade_one, j): j for j in jobs}
+            since_check: list[str] = []  # finished since the last check that found nothing
             try:
                 for fut in as_completed(futures):
                     job = futures[fut]
+                    since_check.append(job.sub.id)
+                    changed = watch.changed()
+                    if changed:
+                        # Nothing graded from now on is kept: the grader itself may have
+                        # been changed.  The suspects are those that ran since the last
+                        # check that found nothing.
+                        running = [futures[f].sub.id for f in futures if f.running()]
+                        suspects = list(dict.fromkeys(since_check + running))
+                        raise Tampered(
+                            text(
+                                "batch.tampered",
+                                opts.lang,
+                                files=", ".join(changed[:5])
+                                + (" (+%d)" % (len(changed) - 5) if len(changed) > 5 else ""),
+                                suspects=", ".join(suspects),
+                            )
+                        )
+                    since_check = []
                     try:
                         graded = fut.result()
                     except Exception as exc:  # the worker itself died
@@ -517,10 +605,11 @@ def run_batch(
     _remove_stale(feedback, {s.id for s in subs})
     seconds = time.perf_counter() - start
     summary = summarize(ordered, opts, seconds)
+    summary["sandbox"] = isolation
     write_gradebook(out / "gradebook.csv", ordered)
     _write(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     _write(out / "summary.txt", summary_text(summary, opts.lang))
-    return BatchResult(out, opts.seed, ordered, len(jobs), cached, seconds, summary)
+    return BatchResult(out, opts.seed, ordered, len(jobs), cached, seconds, summary, isolation)
 
 
 def _key(content: str, fingerprint: str, seed: int, opts: BatchOptions) -> str:
@@ -813,9 +902,10 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--sandbox",
-        default="process",
-        choices=("process", "bwrap"),
-        help="isolation of each child process (default: process)",
+        default="auto",
+        choices=CHOICES,
+        help="isolation of each child process: auto (default: bwrap where it runs, else an "
+        "unprivileged user when the grader runs as root, else process), process, user, bwrap",
     )
     return p
 
@@ -868,7 +958,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 on_row=lambda row, done, total: print(
                     _progress_line(row, done, total), file=err, flush=True
                 ),
+                on_note=lambda note: print(note, file=err, flush=True),
             )
+    except Tampered as exc:
+        return _fail(str(exc))
     except UsageError as exc:
         return _fail(str(exc))
     except OSError as exc:
@@ -945,7 +1038,10 @@ def _with_bar(root: str, out: str, opts: BatchOptions) -> BatchResult:
             if row.status != GRADED:
                 bar.console.print(_progress_line(row, done, total), markup=False, highlight=False)
 
-        return run_batch(root, out, opts, on_start=started, on_row=advanced)
+        def noted(note: str) -> None:
+            bar.console.print(note, markup=False, highlight=False)
+
+        return run_batch(root, out, opts, on_start=started, on_row=advanced, on_note=noted)
 
 
 def _fail(message: str) -> int:

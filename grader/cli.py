@@ -77,8 +77,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--sandbox",
         default="process",
-        choices=("process", "bwrap"),
-        help="isolation of the child process (default: process)",
+        choices=("process", "user", "bwrap", "auto"),
+        help="isolation of the child process: process (the grader's user), user (an "
+        "unprivileged user of its own; the grader runs as root), bwrap (bubblewrap, "
+        "and an unprivileged user as root), auto (the strongest that works here); "
+        "default: process",
+    )
+    p.add_argument(
+        "--within",
+        metavar="DIR",
+        help="read only regular files inside DIR, never through a symbolic link (the "
+        "module and the report files); a link is refused",
     )
     p.add_argument(
         "-v",
@@ -103,12 +112,14 @@ def option_problem(timeout: float, python: str | None, sandbox: str, lang: str) 
         return text("cli.timeout", lang)
     if python and not (os.path.isfile(python) or shutil.which(python)):
         return text("cli.no_interpreter", lang, exe=python)
-    if sandbox == "bwrap":
-        from grader.sandbox import bwrap_problem
+    if sandbox in ("bwrap", "user"):
+        from grader.sandbox import isolation_problem
 
-        problem = bwrap_problem()
-        if problem:
+        problem = isolation_problem(sandbox, python)
+        if problem and sandbox == "bwrap":
             return text("cli.bwrap", lang, problem=problem)
+        if problem:
+            return text("cli.sandbox", lang, isolation=sandbox, problem=problem)
     return ""
 
 
@@ -159,6 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_reports=not args.no_report,
             isolation=args.sandbox,
             student_root=args.student_root,
+            within=args.within,
         )
     except UsageError as exc:
         return _fail(text(exc.code, lang, **exc.params))

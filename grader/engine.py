@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from grader import cases as gen
-from grader import hints, selection, show
+from grader import hints, safefs, selection, show
 from grader.checks import CHECKS, MUTABLE_ARGS, Case, Check, Open
 from grader.checks import plan as cases_for
 from grader.contract import (
@@ -30,7 +30,7 @@ from grader.contract import (
 from grader.judge import Verdict, judge
 from grader.messages import text
 from grader.results import CheckResult, Report, Status
-from grader.sandbox import Call, Loaded, Outcome, Sandbox
+from grader.sandbox import MAX_MODULE, Call, Loaded, Outcome, Sandbox
 
 MODULE_FILE = "embed.py"  # what the student's module is called in their own folder
 
@@ -63,6 +63,7 @@ class Options:
     # sees them: relative to their folder, never by the grading machine's paths.
     student_root: Path | None = None
     single_file: bool = False  # handed in as one file: it has no report files
+    within: Path | None = None  # read only regular files below this folder, no link
 
 
 @dataclass
@@ -110,6 +111,7 @@ def grade(
     isolation: str = "process",
     student_root: str | os.PathLike[str] | None = None,
     single_file: bool = False,
+    within: str | os.PathLike[str] | None = None,
 ) -> Report:
     """Grade the module at ``path`` and return the report (see ``grader.results``).
 
@@ -118,6 +120,12 @@ def grade(
     submission made of the module alone: it is shown as ``embed.py`` and its report
     checks fail with a message that says why, not with a path.  A ``--check``
     (``only``) that selects no check raises ``UsageError``.
+
+    With ``within`` (a batch, the Gradescope runner) the module and the report files
+    must be regular files inside that folder, reached without a symbolic link on the
+    way: a link anywhere is refused with a ``UsageError``.  Without it, a link the
+    user names as the module is followed; report files are read only when they are
+    regular files in every case.
     """
     wrong = selection.problem(only, upto, check_reports)
     if wrong is not None:
@@ -134,14 +142,56 @@ def grade(
         isolation=isolation,
         student_root=Path(student_root) if student_root is not None else None,
         single_file=single_file,
+        within=Path(within) if within is not None else None,
     )
     return Grading(Path(path), opts).run()
 
 
-class Grading:
-    def __init__(self, path: Path, opts: Options) -> None:
+def read_submission(path: Path, within: Path | None) -> bytes | None:
+    """The module's bytes read without following a link, when ``within`` is given
+    (None otherwise: the sandbox reads the path given); a ``UsageError`` when it is
+    not a regular file reached without a link."""
+    if within is None:
         if not path.is_file():
             raise UsageError("cli.no_file", path=path)
+        return None
+    try:
+        return safefs.read_below(str(within), str(path), MAX_MODULE + 1).data
+    except safefs.NotRegular as exc:
+        raise _refused(exc, within) from None
+    except (ValueError, FileNotFoundError, NotADirectoryError):
+        raise UsageError("cli.no_file", path=path) from None
+    except OSError as exc:
+        raise UsageError("batch.unreadable", error=exc.strerror or str(exc)) from None
+
+
+def check_report_dir(folder: Path, within: Path | None) -> None:
+    """A ``UsageError`` when a link stands between ``within`` and ``folder``."""
+    if within is None:
+        return
+    try:
+        safefs.check_dir_below(str(within), str(folder))
+    except safefs.NotRegular as exc:
+        raise _refused(exc, within) from None
+    except (ValueError, OSError):
+        pass  # outside or missing: the report checks say the files are not there
+
+
+def _refused(exc: safefs.NotRegular, within: Path) -> UsageError:
+    """The refusal, naming the file as the student has it: inside their folder."""
+    shown = os.path.relpath(exc.filename, within)
+    if exc.strerror == "a symbolic link":
+        return UsageError("submission.link", path=shown)
+    return UsageError("submission.special", path=shown, kind=exc.strerror)
+
+
+class Grading:
+    def __init__(self, path: Path, opts: Options) -> None:
+        self.source = read_submission(path, opts.within)
+        if self.source is not None and len(self.source) > MAX_MODULE:
+            raise UsageError("batch.unreadable", error="larger than %d bytes" % MAX_MODULE)
+        if opts.within is not None and opts.check_reports:
+            check_report_dir(opts.report_dir or path.parent, opts.within)
         self.path = path
         self.opts = opts
         self.shown = shown_path(path, opts)
@@ -170,6 +220,7 @@ class Grading:
                 python=self.opts.python,
                 timeout=self.opts.timeout,
                 isolation=self.opts.isolation,
+                source=self.source,
             ) as box,
             ThreadPoolExecutor(max_workers=1) as child,
         ):

@@ -89,7 +89,6 @@ import functools
 import json
 import math
 import re
-import stat
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -98,7 +97,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from grader import oracle
+from grader import oracle, safefs
 from grader.contract import (
     ATOL,
     CONSTANTS,
@@ -291,11 +290,19 @@ class _Read:
 def _read(path: Path, where: str | None = None) -> _Read:
     """The text of a report file, or why it cannot be read.  Never raises.
 
-    ``where`` names the folder in messages (default: its path).
+    ``where`` names the folder in messages (default: its path).  Only a regular file
+    is read, never through a symbolic link (a link to another student's report, or to
+    a file of the grader's machine, is refused) and never a named pipe or a device.
     """
     name = path.name
     try:
-        info = path.stat()
+        got = safefs.read_regular(str(path), MAX_BYTES + 1)
+    except safefs.NotRegular as exc:
+        if exc.strerror == "a folder":
+            return _Read(None, "report.file.directory", {"file": name})
+        if exc.strerror == "a symbolic link":
+            return _Read(None, "report.file.link", {"file": name})
+        return _Read(None, "report.file.special", {"file": name})
     except (FileNotFoundError, NotADirectoryError):
         shown = where if where is not None else str(path.parent)
         return _Read(None, "report.file.missing", {"file": name, "dir": shown})
@@ -303,26 +310,10 @@ def _read(path: Path, where: str | None = None) -> _Read:
         return _Read(
             None, "report.file.unreadable", {"file": name, "error": exc.strerror or str(exc)}
         )
-    if stat.S_ISDIR(info.st_mode):
-        return _Read(None, "report.file.directory", {"file": name})
-    if not stat.S_ISREG(info.st_mode):
-        return _Read(None, "report.file.special", {"file": name})
-    if info.st_size > MAX_BYTES:
+    raw = got.data
+    if got.size > MAX_BYTES:
         return _Read(
-            None, "report.file.too_large", {"file": name, "size": info.st_size, "limit": MAX_BYTES}
-        )
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
-    except OSError as exc:
-        return _Read(
-            None, "report.file.unreadable", {"file": name, "error": exc.strerror or str(exc)}
-        )
-    if len(raw) > MAX_BYTES:
-        return _Read(
-            None,
-            "report.file.too_large",
-            {"file": name, "size": "> %d" % MAX_BYTES, "limit": MAX_BYTES},
+            None, "report.file.too_large", {"file": name, "size": got.size, "limit": MAX_BYTES}
         )
     try:
         decoded = raw.decode("utf-8-sig")

@@ -101,6 +101,63 @@ def read_regular(path: str, limit: int, *, dir_fd: int | None = None) -> Read:
         os.close(fd)
 
 
+def _parts_below(root: str, path: str) -> list[str]:
+    """The names leading from ``root`` to ``path``; ValueError when it is not below."""
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    parts = rel.split(os.sep)
+    if rel == os.curdir or os.pardir in parts or os.path.isabs(rel):
+        raise ValueError("%s is not inside %s" % (path, root))
+    return parts
+
+
+def open_dir_below(root: str, names: list[str]) -> int:
+    """A descriptor of the folder ``root/names...``, opened one name at a time and
+    never through a link (``NotRegular`` names the first name that is one)."""
+    fd = os.open(root, DIR_FLAGS)
+    try:
+        for i, name in enumerate(names):
+            try:
+                sub = os.open(name, DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    try:
+                        mode = os.lstat(name, dir_fd=fd).st_mode
+                    except OSError:
+                        mode = stat.S_IFLNK
+                    raise NotRegular(
+                        exc.errno, _kind(mode), os.path.join(root, *names[: i + 1])
+                    ) from None
+                raise
+            os.close(fd)
+            fd = sub
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_below(root: str, path: str, limit: int) -> Read:
+    """Read the regular file ``path`` inside the folder ``root``, reached from
+    ``root`` without following a link anywhere on the way (see ``open_regular``)."""
+    parts = _parts_below(root, path)
+    folder = open_dir_below(root, parts[:-1])
+    try:
+        try:
+            return read_regular(parts[-1], limit, dir_fd=folder)
+        except NotRegular as exc:
+            raise NotRegular(exc.errno, exc.strerror, path) from None
+    finally:
+        os.close(folder)
+
+
+def check_dir_below(root: str, path: str) -> None:
+    """Raise ``NotRegular`` when a link stands anywhere between ``root`` and the
+    folder ``path`` (the folder itself included), ``OSError`` when it is missing."""
+    if os.path.abspath(path) == os.path.abspath(root):
+        return
+    os.close(open_dir_below(root, _parts_below(root, path)))
+
+
 def read_fd(fd: int, limit: int) -> Read:
     """Read at most ``limit`` bytes of an open regular file from its start."""
     size = os.fstat(fd).st_size

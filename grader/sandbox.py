@@ -31,9 +31,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from . import users
 from .contract import BY_NAME, NAMES
 
 CHILD = Path(__file__).with_name("_child.py")
+# The child's program is handed to the interpreter with ``-c``: no file of the
+# installed package is ever run (or named in sys.argv) where the child could write.
+CHILD_TAG = "# embed-grader child"
+MODULE_FILE = "embed.py"  # the child's private copy of the student's module
+MAX_MODULE = 4 << 20  # bytes of a student module
 
 MAX_LINE = 64 << 20  # bytes in one answer line
 MAX_OUTPUT = 4096  # characters of printed output kept in Loaded.output
@@ -46,7 +52,10 @@ PIDS_MAX = 64  # processes in the child's cgroup, where one can be made
 MARKER = "EMBED_GRADER_RUN"  # environment variable that tags every process of one child
 
 STDLIB: tuple[str, ...] = tuple(sorted(set(sys.stdlib_module_names) | {"embed"}))
-ISOLATIONS = ("process", "bwrap")
+# process: the grader's own user; user: an unprivileged user of its own (the grader
+# runs as root); bwrap: bubblewrap, and an unprivileged user too when run as root.
+ISOLATIONS = ("process", "user", "bwrap")
+CHOICES = ISOLATIONS + ("auto",)  # auto: the strongest that works here
 CONTRACT_NAMES: tuple[str, ...] = tuple(n.name for n in NAMES)
 
 
@@ -508,11 +517,61 @@ def _cgroups_usable() -> bool:
     return sys.platform.startswith("linux") and os.geteuid() == 0 and not _NO_CGROUP
 
 
-# ---------------------------------------------------------------- bubblewrap
+# ---------------------------------------------------------------- isolation
+
+
+def _drops_user() -> bool:
+    """Whether children run as an unprivileged user of their own (as root only)."""
+    return users.problem() == ""
+
+
+def _as_user(lease: users.Lease | None) -> dict[str, Any]:
+    """Popen arguments that start a process as the leased user, no other groups."""
+    if lease is None:
+        return {}
+    return {"user": lease.uid, "group": lease.gid, "extra_groups": []}
+
+
+@functools.lru_cache(maxsize=8)
+def user_problem(python: str) -> str:
+    """Why children cannot run ``python`` as an unprivileged user ("" when they can)."""
+    problem = users.problem()
+    if problem:
+        return problem
+    lease = users.lease()
+    try:
+        done = subprocess.run(
+            [os.path.realpath(python), "-I", "-S", "-B", "-c", "pass"],
+            capture_output=True,
+            timeout=30,
+            cwd="/",
+            **_as_user(lease),
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return "%s cannot be started as an unprivileged user: %s" % (python, exc)
+    finally:
+        lease.release()
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return (
+            "%s cannot run as an unprivileged user (%s); install it where every user can read it"
+            % (python, why[-1] if why else "exit status %d" % done.returncode)
+        )
+    return ""
 
 
 def bwrap_path() -> str | None:
     return shutil.which("bwrap")
+
+
+# bubblewrap run by root makes no user namespace: the child starts as root in its own
+# mount, pid and network namespaces with no capability but these two, and its first
+# act is to become the leased user (``UID_VARIABLE``), which drops them too.
+_AS_ROOT = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+_AS_ROOT += ["--unshare-cgroup-try", "--cap-drop", "ALL"]
+_AS_ROOT += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+UID_VARIABLE = "EMBED_GRADER_UID"
+HOME_AS_ROOT = "/tmp/child"  # where the child's folder is inside bubblewrap run by root
 
 
 @functools.lru_cache(maxsize=1)
@@ -521,12 +580,21 @@ def bwrap_problem() -> str:
     exe = bwrap_path()
     if exe is None:
         return "bwrap is not installed (Debian: apt-get install bubblewrap)"
+    cmd = [exe] + (_AS_ROOT if _drops_user() else ["--unshare-pid", "--unshare-net"])
+    cmd += [
+        "--ro-bind",
+        "/",
+        "/",
+        "--tmpfs",
+        "/tmp",
+        "--dir",
+        "/tmp/a",
+        "--chmod",
+        "0755",
+        "/tmp/a",
+    ]
     try:
-        done = subprocess.run(
-            [exe, "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "true"],
-            capture_output=True,
-            timeout=10,
-        )
+        done = subprocess.run(cmd + ["true"], capture_output=True, timeout=10)
     except (OSError, subprocess.SubprocessError) as exc:
         return "bwrap does not run: %s" % exc
     if done.returncode != 0:
@@ -535,20 +603,49 @@ def bwrap_problem() -> str:
     return ""
 
 
+def strongest(python: str | None = None) -> str:
+    """The strongest isolation that works here: bwrap, else an unprivileged user
+    (as root), else the grader's own user."""
+    if not bwrap_problem():
+        return "bwrap"
+    if _drops_user() and not user_problem(python or sys.executable):
+        return "user"
+    return "process"
+
+
+def isolation_problem(isolation: str, python: str | None = None) -> str:
+    """What stops ``isolation`` from working here ("" when nothing does)."""
+    if isolation == "bwrap":
+        return bwrap_problem()
+    if isolation == "user":
+        return user_problem(python or sys.executable)
+    return ""
+
+
+def weaker_note(isolation: str) -> str:
+    """Why a class graded with ``isolation`` is exposed ("" when it is not)."""
+    if isolation != "process":
+        return ""
+    if _drops_user():
+        return "the grader runs as root and its children do too"
+    return "the children run as the grader's own user"
+
+
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
-CHILD_IN_BWRAP = "/embed-grader/_child.py"
 
 
-def bwrap_command(python: str, student: str, tmp: str) -> list[str]:
+def bwrap_command(python: str, tmp: str, uid: int | None = None) -> list[str]:
     """bubblewrap around the child: its own pid and network namespaces, a read-only
-    view of the system directories and the Python installation, the student's file
-    read-only, and nothing writable but the child's temporary directory."""
+    view of the system directories and the Python installation, and nothing
+    writable but the child's temporary directory (which holds its copy of the
+    student's module).  With ``uid`` (the grader runs as root) the child becomes
+    that user before it reads anything."""
     exe = bwrap_path()
     if exe is None:
         raise SandboxError(bwrap_problem())
     real = os.path.realpath(python)
-    cmd = [exe, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
-    cmd += ["--tmpfs", "/"]
+    cmd = [exe] + (_AS_ROOT if uid is not None else ["--unshare-all"])
+    cmd += ["--die-with-parent", "--new-session", "--clearenv", "--tmpfs", "/"]
     bound: list[str] = []
     for d in _SYSTEM_DIRS:
         if os.path.islink(d):
@@ -559,14 +656,42 @@ def bwrap_command(python: str, student: str, tmp: str) -> list[str]:
     prefix = os.path.dirname(os.path.dirname(real))
     if not any(prefix == b or prefix.startswith(b + "/") for b in bound) and prefix != "/":
         cmd += ["--ro-bind", prefix, prefix]
+        if uid is not None:
+            # The folders above the installation are copies in the sandbox's own
+            # root, as closed as the originals (/root, say): the user must pass them.
+            above = os.path.dirname(prefix)
+            while above != "/":
+                cmd += ["--chmod", "0755", above]
+                above = os.path.dirname(above)
     cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    cmd += ["--ro-bind", str(CHILD), CHILD_IN_BWRAP]
-    cmd += ["--ro-bind", student, student]
-    cmd += ["--bind", tmp, tmp, "--chdir", tmp]
-    return cmd + ["--", real, "-I", "-S", "-B", CHILD_IN_BWRAP]
+    if uid is not None:
+        # Only the user may enter its folder, so it is bound where every folder above
+        # it can be searched; the child goes there once it is that user.
+        cmd += ["--bind", tmp, HOME_AS_ROOT, "--chdir", "/", "--setenv", UID_VARIABLE, str(uid)]
+    else:
+        cmd += ["--bind", tmp, tmp, "--chdir", tmp]
+    return cmd + ["--", real, "-I", "-S", "-B", "-c"]
+
+
+@functools.lru_cache(maxsize=4)
+def _child_program(path: Path) -> str:
+    """The child's source as the ``-c`` argument, read once per process."""
+    return CHILD_TAG + "\n" + path.read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------- the sandbox
+
+
+def _read_module(path: str) -> bytes:
+    """The student's module as given (a link the user named is followed)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_MODULE + 1)
+    except OSError as exc:
+        raise SandboxError("cannot read %s: %s" % (path, exc.strerror or exc)) from exc
+    if len(data) > MAX_MODULE:
+        raise SandboxError("%s is larger than %d bytes" % (path, MAX_MODULE))
+    return data
 
 
 def _remove_tree(path: str) -> None:
@@ -617,11 +742,14 @@ class Sandbox:
         memory_mb: int = 1024,
         isolation: str = "process",
         names: Sequence[str] = CONTRACT_NAMES,
+        source: bytes | None = None,
     ) -> None:
-        if isolation not in ISOLATIONS:
-            raise ValueError("isolation must be one of %s" % ", ".join(ISOLATIONS))
+        if isolation not in CHOICES:
+            raise ValueError("isolation must be one of %s" % ", ".join(CHOICES))
         self.path = os.path.abspath(os.fspath(path))
         self.python = python or sys.executable
+        if isolation == "auto":
+            isolation = strongest(self.python)
         self.timeout = float(timeout)
         self.memory_mb = int(memory_mb)
         self.isolation = isolation
@@ -640,23 +768,37 @@ class Sandbox:
         self._tmp: str | None = None
         self._marker = ""
         self._cgroup: _Cgroup | None = None
-        self._command()  # fails early on an isolation that is not there
-        if not CHILD.is_file():
-            raise SandboxError("the child runner %s is missing" % CHILD)
+        self._lease: users.Lease | None = None
+        problem = isolation_problem(self.isolation, self.python)
+        if problem:  # fails early on an isolation that is not there
+            raise SandboxError(problem)
+        try:
+            self._program = _child_program(CHILD)
+        except OSError as exc:
+            raise SandboxError("the child runner %s is missing" % CHILD) from exc
+        # The module is read once, here: every child imports its own copy of these
+        # bytes, so nothing a child does to the file reaches a later child.
+        self.source = source if source is not None else _read_module(self.path)
 
     # -- process handling
 
-    def _command(self, tmp: str = "/tmp") -> list[str]:
+    def _command(self, tmp: str) -> list[str]:
         if self.isolation == "bwrap":
-            problem = bwrap_problem()
-            if problem:
-                raise SandboxError(problem)
-            cmd = bwrap_command(self.python, self.path, tmp)
+            uid = self._lease.uid if self._lease is not None else None
+            cmd = bwrap_command(self.python, tmp, uid)
             i = cmd.index("--")
             env = ["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"]
-            env += ["--setenv", "HOME", tmp, "--setenv", MARKER, self._marker]
-            return cmd[:i] + env + cmd[i:]
-        return [self.python, "-I", "-S", "-B", str(CHILD)]
+            home = self.home()
+            env += ["--setenv", "HOME", home, "--setenv", MARKER, self._marker]
+            return cmd[:i] + env + cmd[i:] + [self._program]
+        python = os.path.realpath(self.python) if self._lease is not None else self.python
+        return [python, "-I", "-S", "-B", "-c", self._program]
+
+    def home(self) -> str:
+        """The child's working folder as the child sees it."""
+        if self.isolation == "bwrap" and self._lease is not None:
+            return HOME_AS_ROOT
+        return self._tmp or ""
 
     def _start(self) -> None:
         if self._closed:
@@ -665,11 +807,22 @@ class Sandbox:
         self._stop()
         self._tmp = tempfile.mkdtemp(prefix="embed-grader-")
         self._marker = secrets.token_hex(8)
+        if self.isolation != "process" and _drops_user():
+            self._lease = users.lease()
+        # The child's own copy of the module, in the folder only it may write.
+        module = os.path.join(self._tmp, MODULE_FILE)
+        with open(module, "xb") as f:
+            f.write(self.source)
+        os.chmod(module, 0o444)
+        if self._lease is not None:
+            os.chown(self._tmp, self._lease.uid, self._lease.gid)
         # Nothing of the grader's environment: only these (EMBED_GRADER_RUN tags the
         # child's processes so that all of them can be found and killed).
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self._tmp}
         env[MARKER] = self._marker
         self._cgroup = _Cgroup.make(PIDS_MAX)
+        # bubblewrap run by root starts the child as root: it drops to the user itself.
+        as_user = _as_user(self._lease) if self.isolation != "bwrap" else {}
         with open(os.path.join(self._tmp, "startup.txt"), "wb") as err:
             try:
                 self._proc = subprocess.Popen(
@@ -682,6 +835,7 @@ class Sandbox:
                     close_fds=True,
                     start_new_session=True,
                     bufsize=0,
+                    **as_user,
                 )
             except OSError as exc:
                 self._stop()
@@ -746,6 +900,10 @@ class Sandbox:
         if self._cgroup is not None:
             self._cgroup.remove()
             self._cgroup = None
+        if self._lease is not None:
+            # Whatever still runs as the child's user dies before the id is reused.
+            self._lease.release()
+            self._lease = None
         if self._tmp is not None:
             _remove_tree(self._tmp)
             self._tmp = None
@@ -793,7 +951,8 @@ class Sandbox:
         constants = [n for n in self.names if n in BY_NAME and BY_NAME[n].is_constant]
         msg = {
             "op": "load",
-            "path": self.path,
+            "path": MODULE_FILE,  # the child's copy, in its working directory
+            "name": self.path,  # the name its code and tracebacks carry
             "memory_mb": self.memory_mb,
             "cpu_seconds": CPU_SECONDS,
             "fsize_mb": FSIZE_MB,
@@ -1116,7 +1275,7 @@ class Sandbox:
             if name.isdigit() and _has_marker(name, tag):
                 try:
                     with open("/proc/%s/cmdline" % name, "rb") as f:
-                        if CHILD_IN_BWRAP.encode() in f.read():
+                        if CHILD_TAG.encode() in f.read():
                             found.append(int(name))
                 except OSError:
                     pass

@@ -57,7 +57,7 @@ def make_submissions(root: Path) -> None:
     for n in ("embed_report.json", "embed_report.md"):
         shutil.copyfile(REFERENCE / n, nested / n)
     shutil.copyfile(ROOT / "embed.py", root / "heidi.py")  # a single file: no report files
-    os.symlink(root / "nowhere.py", root / "ivan.py")  # cannot be read
+    os.symlink(root / "nowhere.py", root / "ivan.py")  # a link: refused
     (root / ".hidden").mkdir()
     (root / "readme.txt").write_text("not a submission", encoding="utf-8")
 
@@ -98,7 +98,7 @@ def test_every_kind_of_submission_gets_its_row(graded: tuple[Path, BatchResult])
         "frank": "missing",
         "grace": "graded",
         "heidi": "graded",
-        "ivan": "unreadable",
+        "ivan": "refused",
     }
     assert rows["alice"].total == MAX_SCORE
     assert rows["grace"].total == MAX_SCORE  # found one folder down
@@ -364,3 +364,154 @@ def test_unreadable_report_files_count_once_in_the_summary(tmp_path: Path) -> No
     ids = [f["check"] for f in result.summary["failing_checks"]]
     assert "report.json.file" in ids
     assert not any(i.startswith("report.json.values") for i in ids)
+
+
+# Links and the integrity of the class ---------------------------------------------------
+
+
+def test_links_are_never_followed(tmp_path: Path) -> None:
+    """A module or report file that is a link, or a folder that is one, reads nothing
+    outside the submission's own folder: the classmate's report earns no points."""
+    secret = tmp_path / "secret.py"
+    secret.write_text("SECRET = 1\n" * 5 + "raise RuntimeError('SECRET-LINE')\n")
+    root = tmp_path / "class"
+    root.mkdir()
+    alice = root / "alice"
+    alice.mkdir()
+    shutil.copyfile(ROOT / "embed.py", alice / "embed.py")
+    for n in ("embed_report.json", "embed_report.md"):
+        shutil.copyfile(REFERENCE / n, alice / n)
+    linky = root / "linky"
+    linky.mkdir()
+    os.symlink(secret, linky / "embed.py")
+    copycat = root / "copycat"
+    copycat.mkdir()
+    shutil.copyfile(ROOT / "embed.py", copycat / "embed.py")
+    os.symlink(alice / "embed_report.json", copycat / "embed_report.json")
+    os.symlink("/etc/passwd", copycat / "embed_report.md")
+    os.symlink(alice, root / "alias")
+    deep = root / "deep"
+    deep.mkdir()
+    os.symlink(alice, deep / "inner")  # a folder that is a link is not searched
+    result = run_batch(root, tmp_path / "out", BatchOptions(seed=3, jobs=2, pool="thread"))
+    rows = rows_by_id(result)
+    assert {k: r.status for k, r in rows.items()} == {
+        "alias": "refused",
+        "alice": "graded",
+        "copycat": "graded",
+        "deep": "missing",
+        "linky": "refused",
+    }
+    assert rows["alice"].total == MAX_SCORE
+    assert rows["copycat"].steps[8] == 0 and rows["copycat"].total == MAX_SCORE - 15
+    assert "symbolic link" in rows["linky"].detail and "linky/embed.py" in rows["linky"].detail
+    feedback = tmp_path / "out" / "feedback"
+    everything = "".join(p.read_text("utf-8") for p in feedback.iterdir())
+    assert "SECRET" not in everything and "root:" not in everything
+    copycat_json = json.loads((feedback / "copycat.json").read_text("utf-8"))
+    codes = {c["id"]: c.get("code") for c in copycat_json["checks"]}
+    assert codes["report.json.file"] == codes["report.md.file"] == "report.file.link"
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "zh"])
+def test_a_refused_link_is_explained_in_every_language(tmp_path: Path, lang: str) -> None:
+    from grader.messages import text
+
+    root = tmp_path / "class"
+    (root / "linky").mkdir(parents=True)
+    os.symlink(ROOT / "embed.py", root / "linky" / "embed.py")
+    result = run_batch(root, tmp_path / "out", BatchOptions(seed=3, pool="thread", lang=lang))
+    [row] = result.rows
+    assert row.status == "refused"
+    assert row.detail == text("submission.link", lang, path=Path("linky") / "embed.py")
+    assert "linky/embed.py" in (tmp_path / "out" / "feedback" / "linky.txt").read_text("utf-8")
+
+
+TAMPER = """
+
+import os as _os
+for _path in {targets!r}:
+    try:
+        with open(_path, "a") as _f:
+            _f.write("\\n# changed by mallory\\n")
+    except OSError:
+        pass
+"""
+
+
+def tampering_class(root: Path, targets: list[Path]) -> None:
+    """alice and bob hand in right work; mallory's module appends to ``targets``."""
+    for name in ("alice", "bob", "mallory"):
+        (root / name).mkdir(parents=True)
+        for n in ("embed_report.json", "embed_report.md"):
+            shutil.copyfile(REFERENCE / n, root / name / n)
+        shutil.copyfile(ROOT / "embed.py", root / name / "embed.py")
+    source = (ROOT / "embed.py").read_text() + TAMPER.format(targets=[str(t) for t in targets])
+    (root / "mallory" / "embed.py").write_text(source)
+    for path in [root, *root.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def test_a_submission_that_changes_a_classmate_stops_the_batch(tmp_path: Path) -> None:
+    """In process mode the change cannot be prevented: it is found, named, and
+    nothing graded after it is kept."""
+    root = tmp_path / "class"
+    tampering_class(root, [root / "alice" / "embed_report.json"])
+    notes: list[str] = []
+    opts = BatchOptions(seed=3, jobs=1, pool="thread", isolation="process")
+    with pytest.raises(batch.Tampered) as caught:
+        run_batch(root, tmp_path / "out", opts, on_note=notes.append)
+    message = str(caught.value)
+    assert "alice: embed_report.json" in message and "mallory" in message
+    assert len(notes) == 1 and "--sandbox process" in notes[0]
+    cache = json.loads((tmp_path / "out" / ".cache.json").read_text("utf-8"))
+    assert "mallory" not in cache["entries"]
+    assert not (tmp_path / "out" / "feedback" / "mallory.txt").exists()
+    assert not (tmp_path / "out" / "gradebook.csv").exists()
+
+
+def test_a_submission_that_changes_the_grader_stops_the_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stand-in for the installed grader: a change to any of its files (or a new
+    file among them) is found after the submission that made it."""
+    from grader import integrity
+
+    fake = tmp_path / "installed" / "grader"
+    fake.mkdir(parents=True)
+    (fake / "oracle.py").write_text("# the oracle\n")
+    real = integrity.grader_files
+    monkeypatch.setattr(integrity, "grader_files", lambda: real() + real(fake))
+    root = tmp_path / "class"
+    tampering_class(root, [fake / "oracle.py"])
+    opts = BatchOptions(seed=3, jobs=1, pool="thread", isolation="process")
+    with pytest.raises(batch.Tampered) as caught:
+        run_batch(root, tmp_path / "out", opts)
+    assert "oracle.py" in str(caught.value) and "mallory" in str(caught.value)
+    cache = json.loads((tmp_path / "out" / ".cache.json").read_text("utf-8"))
+    assert set(cache["entries"]) == {"alice", "bob"}
+
+
+def test_the_command_names_the_offender(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "class"
+    tampering_class(root, [root / "bob" / "embed.py"])
+    argv = ["batch", str(root), "--out", str(tmp_path / "out"), "--sandbox", "process"]
+    assert main(argv + ["--jobs", "1", "--pool", "thread", "--lang", "ko"]) == 2
+    err = capsys.readouterr().err
+    assert "중단" in err and "bob: embed.py" in err and "mallory" in err
+
+
+STRONGEST = batch.strongest()
+
+
+@pytest.mark.skipif(STRONGEST == "process", reason="nothing stronger than process mode here")
+def test_by_default_a_submission_cannot_change_a_classmate(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    targets = [root / "alice" / "embed_report.json", root / "bob" / "embed.py"]
+    tampering_class(root, targets)
+    before = [t.read_bytes() for t in targets]
+    notes: list[str] = []
+    result = run_batch(root, tmp_path / "out", BatchOptions(seed=3, jobs=2), on_note=notes.append)
+    assert [t.read_bytes() for t in targets] == before
+    assert result.isolation == STRONGEST and notes == []
+    assert [r.total for r in result.rows] == [MAX_SCORE] * 3

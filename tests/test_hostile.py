@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -53,6 +54,8 @@ ATTACKS: dict[str, tuple[set[str], set[str]]] = {
     "files": (set(), set()),
     "subprocesses": (set(), set()),
     "fork_bomb": (set(), {"cosine"}),
+    "swap_own_file": ({"imports"}, {"VOCAB", "DIM", "SEED"}),
+    "rewrite_grader": (set(), set()),
 }
 
 
@@ -145,12 +148,33 @@ def check_blame(report: Report, must: set[str], may: set[str]) -> None:
     assert len(passed) > 10 or must & {"imports"}, detail
 
 
+def secret_file() -> Path:
+    """The file swap_own_file links to: every line of it is a secret."""
+    path = Path("/tmp/embed-grader-secret-%s.txt" % _marks()[0])
+    path.write_text("".join("SECRET-LINE-%d = 1\n" % i for i in range(1, 2000)))
+    return path
+
+
+def check_no_secret(report: Report) -> None:
+    [load] = [c for c in report.checks if c.id == "imports.load"]
+    trace = str(load.details.get("traceback", ""))
+    assert "raise RuntimeError" in trace, trace  # the module's own line is shown
+    assert "SECRET" not in json.dumps([c.message for c in report.checks]) + trace, trace
+
+
 @pytest.mark.parametrize("name", sorted(ATTACKS))
 def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outside = Path("/tmp/embed-grader-hostile-outside.txt")
-    report = run_attack(name, tmp_path, monkeypatch)
+    secret = secret_file() if name == "swap_own_file" else None
+    try:
+        report = run_attack(name, tmp_path, monkeypatch)
+    finally:
+        if secret is not None:
+            secret.unlink()
     must, may = ATTACKS[name]
     check_blame(report, must, may)
+    if name == "swap_own_file":
+        check_no_secret(report)
     if name == "import_grader":
         [stdlib] = [c for c in report.checks if c.id == "imports.stdlib"]
         assert stdlib.status is Status.FAIL and "grader" in stdlib.message
@@ -161,15 +185,112 @@ def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 @pytest.mark.skipif(sandbox.bwrap_problem() != "", reason="bubblewrap cannot run here")
 @pytest.mark.parametrize(
-    "name", ["files", "subprocesses", "fork_bomb", "signals", "import_grader", "hang"]
+    "name",
+    ["files", "subprocesses", "fork_bomb", "signals", "import_grader", "hang", "swap_own_file"],
 )
 def test_attack_in_bwrap(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outside = Path("/tmp/embed-grader-hostile-outside.txt")
     outside.unlink(missing_ok=True)
-    report = run_attack(name, tmp_path, monkeypatch, isolation="bwrap")
+    secret = secret_file()
+    try:
+        report = run_attack(name, tmp_path, monkeypatch, isolation="bwrap")
+    finally:
+        secret.unlink()
     must, may = ATTACKS[name]
     check_blame(report, must, may)
     assert not outside.exists()  # /tmp of the child is its own
+    if name == "swap_own_file":
+        check_no_secret(report)
+
+
+# A Python every user can run: the children of --sandbox user run as nobody in particular.
+PUBLIC_PYTHON = "/usr/bin/python3"
+USER_MODE = (
+    sandbox.user_problem(PUBLIC_PYTHON) if hasattr(sandbox, "user_problem") else "no user mode"
+)
+
+
+@pytest.mark.skipif(USER_MODE != "", reason="no unprivileged user here: %s" % USER_MODE)
+@pytest.mark.parametrize("name", ["files", "subprocesses", "signals", "hang", "swap_own_file"])
+def test_attack_as_unprivileged_user(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = secret_file()
+    try:
+        report = run_attack(name, tmp_path, monkeypatch, isolation="user", python=PUBLIC_PYTHON)
+    finally:
+        secret.unlink()
+    must, may = ATTACKS[name]
+    check_blame(report, must, may)
+    if name == "swap_own_file":
+        check_no_secret(report)
+
+
+def public_grader_copy() -> Path:
+    """A copy of the grader package in a folder every user can read but only root
+    (or the grader's own user) can write, as an installed package is."""
+    base = Path(tempfile.mkdtemp(prefix="embed-grader-installed-", dir="/tmp"))
+    base.chmod(0o755)
+    shutil.copytree(ROOT / "grader", base / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+    classmate = base / "classmate"
+    classmate.mkdir()
+    shutil.copyfile(ROOT / "reference" / "embed_report.json", classmate / "embed_report.json")
+    for path in [base, *base.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return base
+
+
+MODES = [
+    pytest.param("process", id="process"),
+    pytest.param(
+        "user",
+        id="user",
+        marks=pytest.mark.skipif(USER_MODE != "", reason="no unprivileged user: %s" % USER_MODE),
+    ),
+    pytest.param(
+        "bwrap",
+        id="bwrap",
+        marks=pytest.mark.skipif(sandbox.bwrap_problem() != "", reason="bubblewrap cannot run"),
+    ),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_submission_cannot_rewrite_the_grader(mode: str, tmp_path: Path) -> None:
+    """The grader (its child script above all) and a classmate's report stay as they
+    were, except in process mode as the grader's own user, where only the checks of
+    ``batch`` can see the change (tests/test_batch.py)."""
+    base = public_grader_copy()
+    try:
+        targets = [
+            base / "grader" / "_child.py",
+            base / "grader" / "oracle.py",
+            base / "classmate" / "embed_report.json",
+        ]
+        before = {t: t.read_bytes() for t in targets}
+        attack = (HOSTILE / "rewrite_grader.py").read_text()
+        attack = attack.replace("TARGETS = []", "TARGETS = %r" % [str(t) for t in targets])
+        attack = attack.replace("ARMED = False", "ARMED = True")
+        module = tmp_path / "embed.py"
+        module.write_text(REFERENCE.read_text() + "\n\n" + attack)
+        module.chmod(0o644)
+        tmp_path.chmod(0o755)
+        args = [sys.executable, "-m", "grader", str(module), "--seed", "4", "--no-report"]
+        args += ["--timeout", "2", "--sandbox", mode]
+        if mode == "user":
+            args += ["--python", PUBLIC_PYTHON]
+        env = dict(os.environ, PYTHONPATH=str(base))
+        done = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=base, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        after = {t: t.read_bytes() for t in targets}
+        rewritten = sorted(t.name for t in targets if after[t] != before[t])
+        if mode == "process" and os.geteuid() == 0:
+            # The child is root too: it can write anything (a documented limit).
+            assert rewritten, "the attack did not even try"
+        else:
+            assert rewritten == []
+    finally:
+        shutil.rmtree(base)
 
 
 def cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -280,4 +401,4 @@ def test_environment_carries_no_secrets(tmp_path: Path, monkeypatch: pytest.Monk
             env = dict(out.value)
             assert set(env) <= {"PATH", "LANG", "HOME", "PWD", sandbox.MARKER}, env
             assert "xyz" not in str(env) and "abc" not in str(env)
-            assert env["HOME"] == box._tmp and os.getcwd() != box._tmp
+            assert env["HOME"] == box.home() and os.getcwd() != box._tmp

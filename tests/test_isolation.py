@@ -1,0 +1,210 @@
+"""Who the child runs as and what it can reach, per isolation; links the single-file
+command and the Gradescope runner refuse or follow."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from grader import sandbox, users
+from grader.cli import main
+from grader.sandbox import Call, Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "reference"
+PUBLIC_PYTHON = "/usr/bin/python3"
+USER_MODE = sandbox.user_problem(PUBLIC_PYTHON)
+BWRAP = sandbox.bwrap_problem()
+
+PROBE = """
+import os, sys
+
+def who():
+    with open("/proc/self/status") as f:
+        caps = [l.split()[1] for l in f if l.startswith("CapEff")]
+    return [os.getuid(), os.getgid(), os.getgroups(), caps[0], sys.argv[0]]
+
+def write(path):
+    try:
+        with open(path, "a") as f:
+            f.write("x")
+        return "written"
+    except OSError as exc:
+        return type(exc).__name__
+
+def linger():
+    import subprocess
+    subprocess.Popen(["sleep", "600"], start_new_session=True, env={})
+    return 1
+"""
+
+MODES = [
+    pytest.param("process", None, id="process"),
+    pytest.param(
+        "user",
+        PUBLIC_PYTHON,
+        id="user",
+        marks=pytest.mark.skipif(USER_MODE != "", reason="no unprivileged user: %s" % USER_MODE),
+    ),
+    pytest.param(
+        "bwrap",
+        None,
+        id="bwrap",
+        marks=pytest.mark.skipif(BWRAP != "", reason="bubblewrap cannot run: %s" % BWRAP),
+    ),
+]
+
+
+@pytest.fixture
+def probe(tmp_path: Path) -> Path:
+    tmp_path.chmod(0o755)
+    path = tmp_path / "embed.py"
+    path.write_text(PROBE)
+    path.chmod(0o644)
+    return path
+
+
+@pytest.mark.parametrize("mode,python", MODES)
+def test_the_child_script_is_no_file(probe: Path, mode: str, python: str | None) -> None:
+    """The child's program comes with -c: sys.argv[0] names no file a child could change."""
+    with Sandbox(probe, names=("who",), isolation=mode, python=python) as box:
+        assert box.load().ok
+        [out] = box.run([Call(0, "who", ())])
+    assert out.value[4] == "-c"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the grader does not run as root")
+@pytest.mark.parametrize("mode,python", MODES[1:])
+def test_as_root_the_child_is_an_unprivileged_user(
+    probe: Path, tmp_path: Path, mode: str, python: str | None
+) -> None:
+    owned = tmp_path / "owned-by-root.txt"
+    owned.write_text("root's\n")
+    owned.chmod(0o644)
+    with Sandbox(probe, names=("who", "write"), isolation=mode, python=python) as box:
+        assert box.load().ok
+        who, wrote = box.run([Call(0, "who", ()), Call(1, "write", (str(owned),))])
+    uid, gid, groups, caps, _ = who.value
+    assert users.FIRST_UID <= uid < users.FIRST_UID + users.COUNT and gid == uid
+    assert groups == [] and int(caps, 16) == 0
+    assert wrote.value in ("PermissionError", "FileNotFoundError")  # unseen under bwrap
+    assert owned.read_text() == "root's\n"
+
+
+@pytest.mark.skipif(USER_MODE != "", reason="no unprivileged user: %s" % USER_MODE)
+def test_children_at_once_have_users_of_their_own_and_leave_nothing(probe: Path) -> None:
+    """Two children graded at the same time never share a user (neither can signal
+    the other), and nothing running as a child's user survives it."""
+    seen: list[int] = []
+
+    def one() -> None:
+        with Sandbox(probe, names=("who", "linger"), isolation="user", python=PUBLIC_PYTHON) as b:
+            assert b.load().ok
+            who, _ = b.run([Call(0, "who", ()), Call(1, "linger", ())])
+            seen.append(who.value[0])
+            assert users.processes_of(who.value[0])  # the sleep still runs here
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(seen)) == 3
+    assert all(users.processes_of(uid) == [] for uid in seen)
+
+
+def test_strongest_prefers_bubblewrap_then_a_user() -> None:
+    best = sandbox.strongest()
+    if not BWRAP:
+        assert best == "bwrap"
+    elif os.geteuid() == 0 and not sandbox.user_problem(sys.executable):
+        assert best == "user"
+    else:
+        assert best == "process" and sandbox.weaker_note(best)
+    assert sandbox.weaker_note("bwrap") == sandbox.weaker_note("user") == ""
+
+
+# The single-file command and the Gradescope runner ----------------------------------
+
+
+def linked_reports(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    os.symlink(REFERENCE / "embed_report.json", folder / "embed_report.json")
+    os.symlink("/etc/passwd", folder / "embed_report.md")
+
+
+def test_a_linked_module_named_by_the_user_is_graded_but_linked_reports_are_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = tmp_path / "work"
+    linked_reports(work)
+    os.symlink(ROOT / "embed.py", work / "embed.py")
+    args = [str(work / "embed.py"), "--seed", "2", "--format", "json", "--report-dir", str(work)]
+    status = main(args)
+    data = json.loads(capsys.readouterr().out)
+    assert status == 1
+    codes = {c["id"]: c.get("code") for c in data["checks"]}
+    assert codes["report.json.file"] == codes["report.md.file"] == "report.file.link"
+    assert data["score"] == 85  # everything but the 15 points of the report
+    assert "root:" not in json.dumps(data)
+
+
+@pytest.mark.parametrize("lang,word", [("en", "symbolic link"), ("ko", "링크"), ("zh", "链接")])
+def test_within_refuses_a_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lang: str, word: str
+) -> None:
+    sub = tmp_path / "submission"
+    sub.mkdir()
+    os.symlink(ROOT / "embed.py", sub / "embed.py")
+    status = main([str(sub / "embed.py"), "--within", str(sub), "--lang", lang])
+    assert status == 2 and word in capsys.readouterr().err
+    (sub / "embed.py").unlink()
+    shutil.copyfile(ROOT / "embed.py", sub / "embed.py")
+    os.symlink(REFERENCE, sub / "reports")  # a report folder reached through a link
+    status = main(
+        [str(sub / "embed.py"), "--within", str(sub), "--report-dir", str(sub / "reports")]
+    )
+    assert status == 2 and "reports" in capsys.readouterr().err
+    status = main([str(sub / "embed.py"), "--within", str(sub), "--report-dir", str(REFERENCE)])
+    assert status == 0, capsys.readouterr()
+
+
+RUNNER = ROOT / "ci-templates" / "gradescope" / "run_autograder"
+
+
+def run_autograder(tmp_path: Path, fill: object) -> dict[str, object]:
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    fill(root / "submission")  # type: ignore[operator]
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), EMBED_GRADER_SEED="5")
+    env["EMBED_GRADER"] = "%s -m grader" % sys.executable
+    done = subprocess.run(
+        ["bash", str(RUNNER)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    data: dict[str, object] = json.loads((root / "results" / "results.json").read_text())
+    return data
+
+
+def test_the_gradescope_runner_refuses_a_linked_module(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.py"
+    secret.write_text("raise RuntimeError('SECRET-LINE')\n")
+    data = run_autograder(tmp_path, lambda d: os.symlink(secret, d / "embed.py"))
+    assert data["score"] == 0
+    assert "symbolic link" in str(data["output"]) and "SECRET" not in json.dumps(data)
+
+
+def test_the_gradescope_runner_does_not_read_linked_reports(tmp_path: Path) -> None:
+    def fill(d: Path) -> None:
+        shutil.copyfile(ROOT / "embed.py", d / "embed.py")
+        linked_reports(d)
+
+    data = run_autograder(tmp_path, fill)
+    assert data["score"] == 85 and "root:" not in json.dumps(data)
