@@ -208,3 +208,20 @@ def test_the_gradescope_runner_does_not_read_linked_reports(tmp_path: Path) -> N
 
     data = run_autograder(tmp_path, fill)
     assert data["score"] == 85 and "root:" not in json.dumps(data)
+
+
+PY38 = "/root/.pyenv/versions/3.8.18/bin/python3.8"
+
+
+@pytest.mark.skipif(not os.path.exists(PY38), reason="no Python 3.8 here")
+@pytest.mark.skipif(BWRAP != "", reason="bubblewrap cannot run: %s" % BWRAP)
+def test_python38_under_bubblewrap(probe: Path) -> None:
+    """The child's program runs on 3.8 too, from an installation only root may enter
+    when the grader is root (the folders above it are opened inside the sandbox only)."""
+    with Sandbox(probe, names=("who",), isolation="bwrap", python=PY38) as box:
+        assert box.load().ok
+        [out] = box.run([Call(0, "who", ())])
+        assert box.python_version.startswith("3.8.")
+    assert out.value[4] == "-c"
+    if os.geteuid() == 0:
+        assert out.value[0] >= users.FIRST_UID
