@@ -434,6 +434,7 @@ NOT_FAILURE_PREFIXES = (
     "step.",
     "batch.",
     "cli.",
+    "submission.",
     "status.",
     "open.",
     "kind.",
