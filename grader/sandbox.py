@@ -31,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from . import users
+from . import safefs, users
 from .contract import BY_NAME, NAMES
 
 CHILD = Path(__file__).with_name("_child.py")
@@ -859,8 +859,8 @@ class Sandbox:
         text = ""
         if self._tmp is not None:
             try:
-                with open(os.path.join(self._tmp, "startup.txt"), "rb") as f:
-                    text = f.read(2000).decode("utf-8", "replace").strip()
+                got = safefs.read_regular(os.path.join(self._tmp, "startup.txt"), 2000)
+                text = got.data.decode("utf-8", "replace").strip()
             except OSError:
                 pass
         return text.splitlines()[-1] if text else "no answer"
@@ -968,11 +968,11 @@ class Sandbox:
         if self._tmp is None:
             return ""
         try:
-            with open(os.path.join(self._tmp, "output.txt"), "rb") as f:
-                data = f.read(MAX_OUTPUT * 4 + 1)
-                size = os.fstat(f.fileno()).st_size
+            # The child may have replaced the file by a link or a pipe: never followed.
+            got = safefs.read_regular(os.path.join(self._tmp, "output.txt"), MAX_OUTPUT * 4 + 1)
         except OSError:
             return ""
+        data, size = got.data, got.size
         text = data.decode("utf-8", "replace")
         if len(text) > MAX_OUTPUT or size > len(data):
             text = text[:MAX_OUTPUT] + "\n... (%d bytes in all)" % size

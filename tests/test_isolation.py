@@ -225,3 +225,23 @@ def test_python38_under_bubblewrap(probe: Path) -> None:
     assert out.value[4] == "-c"
     if os.geteuid() == 0:
         assert out.value[0] >= users.FIRST_UID
+
+
+@pytest.mark.parametrize("mode,python", MODES)
+def test_the_parent_never_reads_through_a_link_the_child_made(
+    tmp_path: Path, mode: str, python: str | None
+) -> None:
+    """The child swaps its output file for a link to a file only root may read; the
+    grader (root, here) must not read it into the student's feedback."""
+    secret = tmp_path / "root-only.txt"
+    secret.write_text("SECRET-OF-THE-GRADER\n")
+    secret.chmod(0o600)
+    tmp_path.chmod(0o755)
+    module = tmp_path / "embed.py"
+    module.write_text(
+        "import os\nos.unlink('output.txt')\nos.symlink(%r, 'output.txt')\n" % str(secret)
+    )
+    module.chmod(0o644)
+    with Sandbox(module, names=(), isolation=mode, python=python) as box:
+        loaded = box.load()
+    assert loaded.ok and "SECRET" not in loaded.output
