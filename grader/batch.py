@@ -11,8 +11,10 @@ seed from the batch seed and the submission's id instead.  Submissions are grade
 in parallel (``--jobs``); each grading runs the student's module in its own child
 process, so a crash or a hang costs that submission its points and nothing more.
 
-The output folder gets ``gradebook.csv``, ``feedback/ID.txt`` and ``feedback/ID.json``,
-``summary.txt`` and ``summary.json``, and ``.cache.json``: a submission whose files,
+The output folder gets ``gradebook.csv``, ``feedback/ID.txt``, ``feedback/ID.json`` and
+``feedback/ID.html``, ``summary.txt`` and ``summary.json`` (with the similar submissions
+flagged, see ``grader.similar``), ``report.html`` (the class on one page, see
+``grader.classpage``) and ``.cache.json``: a submission whose files,
 seed and options are unchanged, graded by the same grader, is not graded again
 (``--force`` regrades everything).
 
@@ -58,6 +60,7 @@ from grader.messages import LANGUAGES, default_language, kind, text
 from grader.render import render
 from grader.results import Report, Status
 from grader.sandbox import CHOICES, MAX_MODULE, strongest, weaker_note
+from grader.similar import class_similarity
 
 MODULE_NAME = "embed.py"
 GRADED = "graded"
@@ -79,6 +82,7 @@ GRADEBOOK_FIELDS = (
 )
 CACHE_FILE = ".cache.json"
 CACHE_FORMAT = 1
+SIMILAR_CACHE = ".similar-cache.json"
 # How deep inside a submission's folder embed.py is looked for.
 SEARCH_DEPTH = 3
 FAILING = (Status.FAIL, Status.ERROR, Status.TIMEOUT)
@@ -606,9 +610,16 @@ def run_batch(
     seconds = time.perf_counter() - start
     summary = summarize(ordered, opts, seconds)
     summary["sandbox"] = isolation
+    # Advisory: flags of alike submissions never change a row.
+    summary["similar"] = class_similarity(
+        ((s.id, s.module) for s in subs if s.module is not None), cache=out / SIMILAR_CACHE
+    )
     write_gradebook(out / "gradebook.csv", ordered)
     _write(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     _write(out / "summary.txt", summary_text(summary, opts.lang))
+    from grader.classpage import write_pages  # Jinja2 and pygal: not in the workers
+
+    write_pages(out, ordered, summary, opts.lang, _write)
     return BatchResult(out, opts.seed, ordered, len(jobs), cached, seconds, summary, isolation)
 
 
@@ -631,7 +642,7 @@ def _has_feedback(folder: Path, ident: str) -> bool:
 def _remove_stale(folder: Path, current: set[str]) -> None:
     """Feedback files of submissions that are gone would be misleading."""
     for path in folder.glob("*"):
-        if path.suffix in (".txt", ".json") and path.stem not in current:
+        if path.suffix in (".txt", ".json", ".html") and path.stem not in current:
             try:
                 path.unlink()
             except OSError:
@@ -981,6 +992,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             seconds="%.1f" % result.seconds,
         )
     )
+    print(text("batch.page", lang, path=out / "report.html", feedback=out / "feedback"))
+    alike = result.summary.get("similar") or {}
+    close = {c["id"] for c in alike.get("close_to_solutions", [])}
+    if alike.get("pairs_flagged") or close:
+        print(text("batch.similar", lang, pairs=alike.get("pairs_flagged", 0), close=len(close)))
     errors = sum(1 for r in result.rows if r.status == GRADER_ERROR)
     if errors:
         print(text("batch.grader_errors", lang, n=errors), file=err)

@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from grader.batch import BatchOptions, BatchResult, run_batch  # noqa: E402
+from grader.batch import BatchOptions, BatchResult, _write, discover, run_batch  # noqa: E402
+from grader.classpage import write_pages  # noqa: E402
+from grader.similar import class_similarity  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 HANGING = 5
@@ -75,6 +77,13 @@ def bench(size: int = 200, jobs: int = 0, pool: str = "process", seed: int = 1) 
         result = run_batch(Path(tmp) / "class", Path(tmp) / "out", opts)
         seconds = time.perf_counter() - start
         cpu = _cpu() - cpu_start
+        # The class page's share of that time, measured again on its own.
+        subs = discover(Path(tmp) / "class")
+        page_start = time.perf_counter()
+        similar = class_similarity((s.id, s.module) for s in subs if s.module is not None)
+        similar_seconds = time.perf_counter() - page_start
+        write_pages(Path(tmp) / "out", result.rows, result.summary, opts.lang, _write)
+        page_seconds = time.perf_counter() - page_start - similar_seconds
     slowest = max(result.rows, key=lambda r: r.seconds)
     statuses: dict[str, int] = {}
     for r in result.rows:
@@ -91,6 +100,10 @@ def bench(size: int = 200, jobs: int = 0, pool: str = "process", seed: int = 1) 
     cores = os.cpu_count() or 1
     if pool == "thread":  # worker processes' CPU time does not reach this process
         print("  CPU time %.1f s, %.0f%% of %d cores" % (cpu, 100 * cpu / seconds / cores, cores))
+    print(
+        "  of which similarity %.2f s (%d pairs flagged), report.html and feedback pages %.2f s"
+        % (similar_seconds, similar["pairs_flagged"], page_seconds)
+    )
     print("  slowest submission: %s, %.2f s (%s)" % (slowest.id, slowest.seconds, slowest.status))
     normal = sorted(r.seconds for r in result.rows if r.status == "graded")
     if normal:

@@ -135,7 +135,7 @@ def test_feedback_files(graded: tuple[Path, BatchResult]) -> None:
     base, result = graded
     feedback = base / "out" / "feedback"
     assert sorted(p.name for p in feedback.iterdir()) == sorted(
-        "%s.%s" % (r.id, ext) for r in result.rows for ext in ("txt", "json")
+        "%s.%s" % (r.id, ext) for r in result.rows for ext in ("txt", "json", "html")
     )
     bob = json.loads((feedback / "bob.json").read_text(encoding="utf-8"))
     assert bob["seed"] == SEED and bob["score"] == rows_by_id(result)["bob"].total

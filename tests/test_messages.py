@@ -438,6 +438,7 @@ NOT_FAILURE_PREFIXES = (
     "status.",
     "open.",
     "kind.",
+    "page.",
     "report.kind.",
     "report.json.schema_",
 )

@@ -1,0 +1,336 @@
+"""The class page: report.html and the students' feedback pages, read as files and in a browser."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.batch import BatchOptions, BatchResult, run_batch
+from grader.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from bench_batch import hanging_module  # noqa: E402
+
+REFERENCE = ROOT / "reference"
+WRONG = ROOT / "tests" / "corpus" / "wrong" / "cosine_not_divided.py"
+MARKUP = "<img src=x onerror=alert(1)>"
+BREAKOUT = "</script><script>alert(2)</script>"
+SEED = 11
+TIMEOUT = 2.0
+
+
+def raising_dot() -> str:
+    """The reference module whose dot raises with markup in its message."""
+    source = (ROOT / "embed.py").read_text(encoding="utf-8")
+    raised, n = re.subn(
+        r"^def dot\((.*)\):\n",
+        lambda m: "def dot(%s):\n    raise ValueError(%r)\n" % (m.group(1), MARKUP + BREAKOUT),
+        source,
+        flags=re.M,
+    )
+    assert n == 1
+    return raised
+
+
+def make_class(root: Path) -> None:
+    def folder(name: str, source: str | None) -> None:
+        d = root / name
+        d.mkdir(parents=True)
+        if source is not None:
+            (d / "embed.py").write_text(source, encoding="utf-8")
+        for n in ("embed_report.json", "embed_report.md"):
+            shutil.copyfile(REFERENCE / n, d / n)
+
+    folder("alice", (ROOT / "embed.py").read_text(encoding="utf-8"))
+    folder("bob", WRONG.read_text(encoding="utf-8"))
+    folder("carol", hanging_module())
+    folder(MARKUP, raising_dot())
+    folder("dave", "raise RuntimeError(%r)\n" % BREAKOUT)
+    folder("erin", None)
+    os.symlink(root / "nowhere.py", root / "ivan.py")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BatchResult]:
+    base = tmp_path_factory.mktemp("page")
+    make_class(base / "class")
+    # One at a time: other tests grade classes of their own in parallel.
+    opts = BatchOptions(seed=SEED, jobs=1, timeout=TIMEOUT)
+    return base / "out", run_batch(base / "class", base / "out", opts)
+
+
+def roster(page: str) -> list[str]:
+    """The ids in the students' table, in order."""
+    table = page.split('<table id="roster">', 1)[1].split("</table>", 1)[0]
+    body = table.split("<tbody>", 1)[1]
+    return [html.unescape(m) for m in re.findall(r'<tr>\s*<td><a href="[^"]*">([^<]*)</a>', body)]
+
+
+def test_the_page_and_one_feedback_page_per_student(graded: tuple[Path, BatchResult]) -> None:
+    out, result = graded
+    page = (out / "report.html").read_text(encoding="utf-8")
+    ids = [r.id for r in result.rows]
+    assert len(ids) == 7
+    assert roster(page) == ids
+    for ident in ids:
+        assert (out / "feedback" / ("%s.html" % ident)).is_file()
+    assert page.count("<svg") == 2
+
+
+def test_every_link_resolves_and_nothing_loads_from_elsewhere(
+    graded: tuple[Path, BatchResult],
+) -> None:
+    out, result = graded
+    page = (out / "report.html").read_text(encoding="utf-8")
+    links = re.findall(r'href="([^"]*)"', page)
+    assert len(links) >= len(result.rows)
+    for link in links:
+        assert not urllib.parse.urlsplit(link).scheme, link
+        assert (out / urllib.parse.unquote(link)).is_file(), link
+    assert not re.search(r"\ssrc=", page)
+    assert "@import" not in page and "url(" not in page
+    assert "default-src 'none'" in page
+
+
+def test_feedback_page_holds_the_text_feedback(graded: tuple[Path, BatchResult]) -> None:
+    out, result = graded
+    for row in result.rows:
+        page = (out / "feedback" / ("%s.html" % row.id)).read_text(encoding="utf-8")
+        shown = page.split('<pre id="feedback">', 1)[1].split("</pre>", 1)[0]
+        plain = (out / "feedback" / ("%s.txt" % row.id)).read_text(encoding="utf-8")
+        assert html.unescape(shown) == plain
+        assert "<script" not in page
+
+
+def test_student_markup_stays_text(graded: tuple[Path, BatchResult]) -> None:
+    out, result = graded
+    marked = next(r for r in result.rows if "onerror" in r.id)
+    pages = [out / "report.html"] + sorted((out / "feedback").glob("*.html"))
+    for path in pages:
+        page = path.read_text(encoding="utf-8")
+        assert MARKUP not in page and "<img" not in page, path
+        assert "<script>alert" not in page, path
+        # The page's own script is the only one.
+        assert page.count("<script") == (1 if path.name == "report.html" else 0), path
+    student = (out / "feedback" / ("%s.html" % marked.id)).read_text(encoding="utf-8")
+    assert html.escape(MARKUP + BREAKOUT, quote=False) in student
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert html.escape(BREAKOUT, quote=False) in report  # dave's import error, as text
+
+
+def test_problems_are_listed_apart(graded: tuple[Path, BatchResult]) -> None:
+    out, result = graded
+    statuses = {r.id: r.status for r in result.rows}
+    assert statuses["carol"] == "timeout"
+    assert statuses["dave"] == "import error"
+    assert statuses["erin"] == "missing"
+    assert statuses["ivan"] == "refused"  # a link
+    page = (out / "report.html").read_text(encoding="utf-8")
+    problems = page.split('id="problems"', 1)[1].split("<h2", 1)[0]
+    listed = re.findall(r'<tr><td><a href="[^"]*">([^<]*)</a>', problems)
+    assert sorted(listed) == ["carol", "dave", "erin", "ivan"]
+
+
+def test_common_mistakes_name_the_students(graded: tuple[Path, BatchResult]) -> None:
+    out, _ = graded
+    page = (out / "report.html").read_text(encoding="utf-8")
+    mistakes = page.split('id="mistakes"', 1)[1].split("<h2", 1)[0]
+    feedback = json.loads((out / "feedback" / "bob.json").read_text(encoding="utf-8"))
+    # Failures that follow from another failing function are not counted again.
+    hints = {
+        c["hint"]
+        for c in feedback["checks"]
+        if c["hint"] and c["status"] == "fail" and not c["caused_by"]
+    }
+    assert hints
+    for hint in hints:
+        assert html.escape(hint) in mistakes
+    assert 'href="feedback/bob.html"' in mistakes
+
+
+def test_summary_holds_the_similarity(graded: tuple[Path, BatchResult]) -> None:
+    out, result = graded
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    similar = summary["similar"]
+    assert similar["compared"] == 5  # erin has no module, ivan's cannot be read
+    # alice handed in the reference, and the markup student's module is a copy of it.
+    pair = {(p["a"], p["b"]) for p in similar["pairs"]}
+    marked = next(r.id for r in result.rows if "onerror" in r.id)
+    assert ("alice", marked) in pair or (marked, "alice") in pair
+
+
+def test_a_removed_submission_loses_its_page(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    for name in ("amy", "bea"):
+        (root / name).mkdir(parents=True)
+        (root / name / "embed.py").write_text("VOCAB = 512\n", encoding="utf-8")
+    opts = BatchOptions(seed=SEED, jobs=2, timeout=TIMEOUT)
+    run_batch(root, tmp_path / "out", opts)
+    assert (tmp_path / "out" / "feedback" / "bea.html").is_file()
+    shutil.rmtree(root / "bea")
+    run_batch(root, tmp_path / "out", opts)
+    assert not (tmp_path / "out" / "feedback" / "bea.html").exists()
+    assert roster((tmp_path / "out" / "report.html").read_text(encoding="utf-8")) == ["amy"]
+
+
+# In a real browser ---------------------------------------------------------------------
+
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1200,1600",
+)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_path = shutil.which("chromedriver")
+    if chromium is None or driver_path is None:
+        pytest.skip("no chromium and chromedriver here (apt-get install chromium chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    profile = tempfile.mkdtemp(prefix="embed-grader-chromium-")
+    for flag in CHROMIUM_FLAGS + ("--user-data-dir=%s" % profile,):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def console_errors(driver: Any) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def open_page(driver: Any, path: Path) -> None:
+    driver.get(path.resolve().as_uri())
+    assert driver.execute_script("return document.readyState") == "complete"
+
+
+def test_browser_loads_the_page_without_errors(
+    browser: Any, graded: tuple[Path, BatchResult]
+) -> None:
+    out, result = graded
+    open_page(browser, out / "report.html")
+    assert console_errors(browser) == []
+    assert browser.title.startswith("Class report")
+    assert browser.execute_script("return document.images.length") == 0
+
+
+def test_browser_draws_the_charts(browser: Any, graded: tuple[Path, BatchResult]) -> None:
+    out, result = graded
+    open_page(browser, out / "report.html")
+    heights = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#histogram svg .bar rect'))"
+        ".map(r => r.getBBox().height)"
+    )
+    bins = result.summary["distribution"]
+    assert len(heights) == len(bins)
+    drawn = [h > 0.5 for h in heights]
+    assert drawn == [b["count"] > 0 for b in bins]
+    steps = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#steps-chart svg .bar rect'))"
+        ".filter(r => r.getBBox().height > 0.5).length"
+    )
+    assert steps >= 9  # at least one drawn bar per step
+    width = browser.execute_script(
+        "return document.querySelector('#histogram svg').getBoundingClientRect().width"
+    )
+    assert width > 100
+
+
+def test_browser_table_sorts_and_searches(browser: Any, graded: tuple[Path, BatchResult]) -> None:
+    out, result = graded
+    open_page(browser, out / "report.html")
+    rows = "return Array.from(document.querySelectorAll('#roster tbody tr'))"
+    ids = browser.execute_script(rows + ".map(r => r.cells[0].textContent)")
+    assert ids == [r.id for r in result.rows]
+    score = browser.find_element("css selector", "#roster th:nth-child(2)")
+    score.click()
+    totals = browser.execute_script(rows + ".map(r => parseFloat(r.cells[1].dataset.value))")
+    assert totals == sorted(totals) and totals != [r.total for r in result.rows]
+    score.click()
+    totals = browser.execute_script(rows + ".map(r => parseFloat(r.cells[1].dataset.value))")
+    assert totals == sorted(totals, reverse=True)
+    browser.find_element("css selector", "#search").send_keys("timeout")
+    shown = browser.execute_script(
+        rows + ".filter(r => !r.hidden).map(r => r.cells[0].textContent)"
+    )
+    assert shown == ["carol"]
+    assert browser.find_element("css selector", "#shown").text == "1 of 7 shown"
+    assert console_errors(browser) == []
+
+
+def test_browser_links_resolve(browser: Any, graded: tuple[Path, BatchResult]) -> None:
+    out, result = graded
+    open_page(browser, out / "report.html")
+    links = browser.execute_script("return Array.from(document.links).map(a => a.href)")
+    assert len(set(links)) == len(result.rows)
+    for link in sorted(set(links)):
+        path = Path(urllib.request.url2pathname(urllib.parse.urlsplit(link).path))
+        assert path.is_file(), link
+        open_page(browser, path)
+        ident = path.stem
+        assert ident in browser.title
+        shown = browser.execute_script("return document.getElementById('feedback').textContent")
+        assert shown == (out / "feedback" / ("%s.txt" % ident)).read_text(encoding="utf-8")
+        assert browser.execute_script("return document.images.length") == 0
+        assert console_errors(browser) == []
+
+
+def test_browser_shows_student_markup_as_text(
+    browser: Any, graded: tuple[Path, BatchResult]
+) -> None:
+    out, result = graded
+    marked = next(r for r in result.rows if "onerror" in r.id)
+    open_page(browser, out / "feedback" / ("%s.html" % marked.id))
+    text = browser.execute_script("return document.body.innerText")
+    assert MARKUP + BREAKOUT in text
+    assert browser.execute_script("return document.querySelectorAll('img, script').length") == 0
+    open_page(browser, out / "report.html")
+    problems = browser.execute_script("return document.querySelector('table.problems').innerText")
+    assert BREAKOUT in problems
+    assert browser.execute_script("return document.scripts.length") == 1
+
+
+def test_the_command_names_the_page_and_the_flags(
+    graded: tuple[Path, BatchResult], capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, result = graded
+    args = ["batch", str(out.parent / "class"), "--out", str(out), "--seed", str(SEED)]
+    assert main(args + ["--timeout", str(TIMEOUT), "--lang", "en"]) == 0
+    printed = capsys.readouterr().out
+    assert "class page %s" % (out / "report.html") in printed
+    found = result.summary["similar"]
+    close = {c["id"] for c in found["close_to_solutions"]}
+    assert "alice" in close and "dave" not in close
+    assert (
+        "pairs alike %d, close to a complete solution %d" % (found["pairs_flagged"], len(close))
+        in printed
+    )

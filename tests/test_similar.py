@@ -1,0 +1,193 @@
+"""Similar submissions: renamed copies are flagged, independent solutions are not."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import itertools
+import os
+import shutil
+from pathlib import Path
+
+from grader import similar
+from grader.batch import BatchOptions, run_batch
+from grader.contract import BY_NAME
+
+ROOT = Path(__file__).resolve().parent.parent
+RIGHT = sorted((ROOT / "tests" / "corpus" / "right").glob("*.py"))
+ORACLE = ROOT / "grader" / "oracle.py"
+
+
+def renamed_copy(source: str) -> str:
+    """The module with every local name, parameter and helper renamed, comments dropped,
+    and the layout redone: what a student hiding a copy would do first."""
+    tree = ast.parse(source)
+    keep = set(dir(builtins)) | set(BY_NAME)
+    modules = {
+        a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    }
+    keep |= modules
+    new: dict[str, str] = {}
+
+    def fresh(name: str) -> str:
+        if name in keep:
+            return name
+        return new.setdefault(name, "q%d_%s" % (len(new), name[::-1].strip("_") or "x"))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            node.id = fresh(node.id)
+        elif isinstance(node, ast.arg):
+            node.arg = fresh(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            node.name = fresh(node.name)
+    return "# my own work\n" + ast.unparse(tree) + "\n"
+
+
+def test_normalised_tokens_ignore_names_comments_and_layout() -> None:
+    a = "def f(x, y):\n    # add\n    return x + y  # sum\n"
+    b = "def g(first,second):\n    '''Docs.'''\n\n    return first+second\n"
+    assert similar.normalized_tokens(a) == similar.normalized_tokens(b)
+    assert similar.normalized_tokens("def f(x):\n    return x - 1\n") != (
+        similar.normalized_tokens("def f(x):\n    return x + 1\n")
+    )
+
+
+def test_winnowing_keeps_a_hash_of_every_long_shared_stretch() -> None:
+    tokens = ["t%d" % i for i in range(200)]
+    prints = similar.winnow(tokens)
+    # Every window of W grams leaves one hash, so about 2/(W+1) of the grams are kept.
+    assert 0 < len(prints) < len(tokens) / 2
+    # Any stretch of K + W - 1 tokens shared with another text shares a fingerprint.
+    stretch = tokens[50 : 50 + similar.K + similar.W - 1]
+    other = ["u%d" % i for i in range(40)] + stretch + ["v%d" % i for i in range(40)]
+    assert prints & similar.winnow(other)
+
+
+def test_a_renamed_copy_is_flagged() -> None:
+    original = RIGHT[0].read_text(encoding="utf-8")
+    copy = renamed_copy(original)
+    assert copy != original and "q0_" in copy  # really renamed
+    a = similar.fingerprint("a", original)
+    b = similar.fingerprint("b", copy)
+    match = similar.compare(a, b)
+    # Redone layout adds a few parentheses; the rest matches.
+    assert match.score > similar.THRESHOLD + 0.2
+    assert [(m.a, m.b) for m in similar.similar_pairs([a, b])] == [("a", "b")]
+
+
+def test_independent_solutions_are_not_flagged() -> None:
+    prints = [similar.fingerprint(p.stem, p.read_text(encoding="utf-8")) for p in RIGHT]
+    assert len(prints) >= 10
+    assert similar.similar_pairs(prints) == []
+    # The threshold keeps a clear distance from the most alike independent pair.
+    most = max(similar.compare(a, b).score for a, b in itertools.combinations(prints, 2))
+    assert 0.2 < most < similar.THRESHOLD - 0.05
+
+
+def test_a_short_common_solution_alone_is_not_enough() -> None:
+    short = "def dot(a, b):\n    return sum(x * y for x, y in zip(a, b))\n"
+    a = similar.fingerprint("a", short)
+    b = similar.fingerprint("b", short.replace("x", "p"))
+    assert similar.compare(a, b).score == 1.0
+    assert similar.similar_pairs([a, b]) == []  # too little is shared to mean anything
+
+
+def oracle_loader_glue() -> str:
+    """About fifteen lines that load the installed grader's oracle and re-export it."""
+    return (
+        "import glob, importlib.util, sys\n"
+        "_hits = glob.glob('/usr/**/site-packages/grader/oracle.py', recursive=True)\n"
+        "_hits += glob.glob(sys.prefix + '/lib/*/site-packages/grader/oracle.py')\n"
+        "_spec = importlib.util.spec_from_file_location('o', _hits[0])\n"
+        "_o = importlib.util.module_from_spec(_spec)\n"
+        "_spec.loader.exec_module(_o)\n"
+        "VOCAB, DIM, SEED = 512, 64, 20260917\n"
+        "for _name in dir(_o):\n"
+        "    if not _name.startswith('_'):\n"
+        "        globals()[_name] = getattr(_o, _name)\n"
+        "def lookup_via_one_hot(table, ids):\n"
+        "    return [row_times_matrix(one_hot(i, len(table)), table) for i in ids]\n"
+        "def scaled_lookup(table, ids, dim):\n"
+        "    return [[x * dim ** 0.5 for x in row] for row in lookup(table, ids)]\n"
+    )
+
+
+def oracle_pasted_glue() -> str:
+    """The oracle's code pasted into the module, names changed, with glue for the rest."""
+    return renamed_copy(ORACLE.read_text(encoding="utf-8")) + (
+        "VOCAB = 512\nDIM = 64\nSEED = 20260917\n"
+        "def lookup_via_one_hot(table, ids):\n"
+        "    return [row_times_matrix(one_hot(i, len(table)), table) for i in ids]\n"
+    )
+
+
+def test_glue_around_the_oracle_is_flagged(tmp_path: Path) -> None:
+    for name, source in [("loader", oracle_loader_glue()), ("pasted", oracle_pasted_glue())]:
+        (tmp_path / ("%s.py" % name)).write_text(source, encoding="utf-8")
+    shutil.copyfile(RIGHT[1], tmp_path / "honest.py")
+    found = similar.class_similarity(
+        [(p.stem, p) for p in sorted(tmp_path.glob("*.py"))],
+        solutions={similar.ORACLE: ORACLE},
+    )
+    close = {(c["id"], c["solution"]) for c in found["close_to_solutions"]}
+    assert close == {("loader", similar.ORACLE), ("pasted", similar.ORACLE)}
+    why = {c["id"]: c for c in found["close_to_solutions"]}
+    assert "oracle.py" in why["loader"]["why"]
+    assert why["pasted"]["similarity"] >= similar.THRESHOLD
+
+
+def test_known_solutions_include_the_reference_when_it_is_there() -> None:
+    known = similar.known_solutions()
+    assert known[similar.ORACLE].samefile(ORACLE)
+    # Run from the repository, the reference embed.py sits beside the package.
+    assert known[similar.REFERENCE].samefile(ROOT / "embed.py")
+
+
+def test_refers_to_grader() -> None:
+    assert similar.refers_to_grader("import grader.oracle as o\n") == "import grader.oracle"
+    assert similar.refers_to_grader("from grader import oracle\n") == "import grader"
+    assert "oracle" in similar.refers_to_grader("p = '/x/grader/oracle.py'\n")
+    assert similar.refers_to_grader("import math\nx = 'graded'\n") == ""
+    assert similar.refers_to_grader("def broken(:\n") == ""
+
+
+def test_flags_in_the_batch_are_advisory(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    for name, source in [
+        ("ann", (ROOT / "embed.py").read_text(encoding="utf-8")),
+        ("ben", renamed_copy((ROOT / "embed.py").read_text(encoding="utf-8"))),
+        ("cat", RIGHT[2].read_text(encoding="utf-8")),
+        ("dan", RIGHT[5].read_text(encoding="utf-8")),
+    ]:
+        (root / name).mkdir(parents=True)
+        (root / name / "embed.py").write_text(source, encoding="utf-8")
+        for n in ("embed_report.json", "embed_report.md"):
+            shutil.copyfile(ROOT / "reference" / n, root / name / n)
+    result = run_batch(root, tmp_path / "out", BatchOptions(seed=5, jobs=2))
+    totals = {r.id: r.total for r in result.rows}
+    assert totals == {"ann": 100.0, "ben": 100.0, "cat": 100.0, "dan": 100.0}
+    found = result.summary["similar"]
+    assert [(p["a"], p["b"]) for p in found["pairs"]] == [("ann", "ben")]
+    close = {(c["id"], c["solution"]) for c in found["close_to_solutions"]}
+    assert {("ann", similar.REFERENCE), ("ben", similar.REFERENCE)} <= close
+    assert not {c for c in close if c[0] in ("cat", "dan")}
+
+
+def test_independent_solutions_are_not_close_to_the_known_solutions() -> None:
+    found = similar.class_similarity([(p.stem, p) for p in RIGHT])
+    assert found["compared"] == len(RIGHT)
+    assert found["close_to_solutions"] == []
+    # ... while the reference itself, handed in, is.
+    found = similar.class_similarity([("copy", ROOT / "embed.py")])
+    assert [c["solution"] for c in found["close_to_solutions"]] == [similar.REFERENCE]
+
+
+def test_links_and_pipes_are_not_read(tmp_path: Path) -> None:
+    shutil.copyfile(RIGHT[0], tmp_path / "real.py")
+    (tmp_path / "link.py").symlink_to(tmp_path / "real.py")
+    os.mkfifo(tmp_path / "pipe.py")  # reading it would wait for a writer for ever
+    found = similar.class_similarity(
+        [(p.stem, p) for p in sorted(tmp_path.glob("*.py"))], solutions={}
+    )
+    assert found["compared"] == 1
