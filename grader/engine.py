@@ -775,6 +775,8 @@ class Grading:
             most = shares[d.id]
             got = most if d.status is Status.PASS and d.step not in idle else 0.0
             message = d.message
+            if d.status is Status.PASS and d.step in idle and most > 0:
+                message += " — " + self.msg("idle.module" if d.step == 0 else "idle.step")
             if d.caused_by:
                 message += " — " + self.msg("caused_by", names=", ".join(d.caused_by))
             failed = d.status not in (Status.PASS, Status.ADVISORY, Status.SKIP)

@@ -88,9 +88,10 @@ def render_junit(report: Report, lang: str = "en") -> str:
         title = text("render.step", lang, step=step, title=text("step.%d" % step, lang))
         suites.append((title, [c for c in report.checks if c.step == step]))
     share = report.child_time / max(1, len(report.checks))
-    for title, checks in suites:
+    states = report.step_states()
+    for (title, checks), step in zip(suites, sorted(states)):
         suite = ET.SubElement(root, "testsuite", name=clean(title))
-        _properties(suite, properties)
+        _properties(suite, dict(properties, state=text("status." + states[step], lang)))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for c in checks:
             case = ET.SubElement(

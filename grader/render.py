@@ -9,7 +9,6 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
-from grader.contract import CONSTANTS
 from grader.messages import text
 from grader.results import Report, Status
 
@@ -40,31 +39,18 @@ def render_text(report: Report, lang: str = "en", verbose: bool = False) -> str:
     if report.grader_error:
         lines.append(t("render.grader_error", error=report.grader_error))
         return "\n".join(lines) + "\n"
+    states = report.step_states()
     for step, (got, most) in report.by_step().items():
         checks = [c for c in report.checks if c.step == step]
-        failing = [c for c in checks if not c.ok and c.status is not Status.SKIP]
-        # A step is not started while none of its functions is, even if its constants pass.
-        functions = {c.function for c in checks if c.function not in CONSTANTS}
-        idle = {c.function for c in checks if c.status is Status.SKIP and c.code == "not_started"}
-        started = any(c.status is not Status.SKIP for c in checks) and not (
-            functions and functions <= idle
-        )
-        if failing:
+        if states[step] == "fail":
+            failing = [c for c in checks if not c.ok and c.status is not Status.SKIP]
             state = "%s %d/%d" % (
                 t("status.fail"),
                 len(failing),
                 len([c for c in checks if c.status is not Status.ADVISORY]),
             )
-        elif (
-            checks
-            and all(c.code == "not_loaded" for c in checks if c.status is Status.SKIP)
-            and not any(c.status is Status.PASS for c in checks)
-        ):
-            state = t("status.not_graded")
-        elif not started or (got == 0 and most > 0):
-            state = t("status.skip")
         else:
-            state = t("status.pass")
+            state = t("status." + states[step])
         title = t("step.%d" % step)
         lines.append(
             "%s %6.2f / %6.2f  %s"

@@ -6,6 +6,12 @@ import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from grader.contract import CONSTANTS
+
+# The checks that find each report file, and the codes that say it does not exist.
+REPORT_FILES = ("report.json.file", "report.md.file")
+REPORT_ABSENT = frozenset({"report.file.missing"})
+
 
 class Status(str, enum.Enum):
     PASS = "pass"
@@ -81,6 +87,46 @@ class Report:
             totals[c.step] = (got + c.points, most + c.max_points)
         return {s: (round(a, 2), round(b, 2)) for s, (a, b) in sorted(totals.items())}
 
+    def step_states(self) -> dict[int, str]:
+        """What is true of each step, as a status code of the catalogue (``status.*``).
+
+        ``fail`` (a check failed), ``pass``, ``skip`` (none of its functions is started),
+        ``not_graded`` (the module could not be imported), ``waiting`` (everything
+        passes, but its points count only once a function is written: the untouched
+        stub imports fine) and ``not_written`` (neither report file exists yet).
+        """
+        states = {}
+        for step, (got, most) in self.by_step().items():
+            checks = [c for c in self.checks if c.step == step]
+            # A step is not started while none of its functions is, even if its
+            # constants pass.
+            functions = {c.function for c in checks if c.function not in CONSTANTS}
+            idle = {
+                c.function for c in checks if c.status is Status.SKIP and c.code == "not_started"
+            }
+            started = any(c.status is not Status.SKIP for c in checks) and not (
+                functions and functions <= idle
+            )
+            files = {c.id: c.code for c in checks if c.id in REPORT_FILES}
+            if len(files) == len(REPORT_FILES) and set(files.values()) <= REPORT_ABSENT:
+                state = "not_written"
+            elif any(not c.ok and c.status is not Status.SKIP for c in checks):
+                state = "fail"
+            elif (
+                checks
+                and all(c.code == "not_loaded" for c in checks if c.status is Status.SKIP)
+                and not any(c.status is Status.PASS for c in checks)
+            ):
+                state = "not_graded"
+            elif not started:
+                state = "skip"
+            elif got == 0 and most > 0:
+                state = "waiting" if all(c.ok for c in checks) else "skip"
+            else:
+                state = "pass"
+            states[step] = state
+        return states
+
     def blamed(self) -> set[str]:
         """Functions with a failed check that is not explained by another failure."""
         return {
@@ -90,6 +136,7 @@ class Report:
         }
 
     def to_dict(self) -> dict[str, Any]:
+        states = self.step_states()
         return {
             "path": self.path,
             "seed": self.seed,
@@ -101,7 +148,8 @@ class Report:
             "child_time": round(self.child_time, 4),
             "calls": self.calls,
             "steps": {
-                str(s): {"points": a, "max_points": b} for s, (a, b) in self.by_step().items()
+                str(s): {"points": a, "max_points": b, "state": states[s]}
+                for s, (a, b) in self.by_step().items()
             },
             "checks": [c.to_dict() for c in self.checks],
             "meta": self.meta,

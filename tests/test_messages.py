@@ -436,6 +436,7 @@ NOT_FAILURE_PREFIXES = (
     "cli.",
     "submission.",
     "status.",
+    "idle.",
     "open.",
     "kind.",
     "page.",

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import ast
+import json
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from grader import contract, grade
+from grader.messages import text
+from grader.render import render
 from grader.results import Status
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,3 +70,69 @@ def test_the_reference_gets_full_marks_at_every_upto(upto):
     report = grade(ROOT / "embed.py", seed=upto, upto=upto, report_dir=ROOT / "reference")
     assert report.passed
     assert report.score == report.max_score == sum(contract.STEP_POINTS[s] for s in range(upto + 1))
+
+
+# What each step's label says ----------------------------------------------------------
+
+LANGUAGES = ("en", "ko", "zh")
+SCHEMA = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
+
+
+def _line(out: str, lang: str, step: int) -> str:
+    head = text("render.step", lang, step=step, title=text("step.%d" % step, lang))
+    return next(line for line in out.splitlines() if line.startswith(head))
+
+
+@pytest.fixture(scope="module")
+def stub(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("stub")
+    shutil.copy(ROOT / "exercises" / "embed.py", folder / "embed.py")
+    return folder / "embed.py"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_untouched_stub_says_what_is_true(stub, lang):
+    report = grade(stub, seed=1, lang=lang)
+    states = report.step_states()
+    assert states == {0: "waiting", **{s: "skip" for s in range(1, 8)}, 8: "not_written"}
+    out = render(report, "text", lang)
+    zero, eight = _line(out, lang, 0), _line(out, lang, 8)
+    assert zero.endswith("  " + text("status.waiting", lang))
+    assert eight.endswith("  " + text("status.not_written", lang))
+    assert text("status.skip", lang) not in zero
+    assert text("status.fail", lang) not in eight
+    # The passing import checks say why they earn nothing yet, in every format.
+    load = next(c for c in report.checks if c.id == "imports.load")
+    assert load.points == 0 and text("idle.module", lang) in load.message
+    data = json.loads(render(report, "json", lang))
+    jsonschema.Draft202012Validator(SCHEMA).validate(data)
+    assert data["steps"]["0"]["state"] == "waiting"
+    assert data["steps"]["8"]["state"] == "not_written"
+    suites = ET.fromstring(render(report, "junit", lang)).findall("testsuite")
+    # One suite per step, in step order.
+    state = [s.find("properties/property[@name='state']").get("value") for s in suites]
+    assert state[0] == text("status.waiting", lang)
+    assert state[8] == text("status.not_written", lang)
+    scope = json.loads(render(report, "gradescope", lang))
+    assert zero in scope["output"] and eight in scope["output"]
+    test = next(t for t in scope["tests"] if t["name"].endswith("imports.load"))
+    assert text("idle.module", lang) in test["output"]
+
+
+def test_one_function_makes_the_import_count(tmp_path):
+    path = tmp_path / "embed.py"
+    path.write_text(student_at_step(1), "utf-8")
+    report = grade(path, seed=2, check_reports=False)
+    states = report.step_states()
+    assert states[0] == "pass" and states[1] == "pass" and states[2] == "skip"
+    assert all(text("idle.module", "en") not in c.message for c in report.checks)
+    assert report.by_step()[0] == (5.0, 5.0)
+
+
+def test_one_report_file_missing_is_a_failure(tmp_path):
+    path = tmp_path / "embed.py"
+    shutil.copy(ROOT / "embed.py", path)
+    shutil.copy(ROOT / "reference" / "embed_report.json", tmp_path / "embed_report.json")
+    report = grade(path, seed=2, only=["report"])
+    assert report.step_states() == {8: "fail"}
+    assert _line(render(report, "text", "en"), "en", 8).split()[-2] == text("status.fail", "en")
