@@ -36,6 +36,8 @@ MAX_TYPE_NAME = 100
 MAX_INT_BITS = 10000
 MAX_TRACEBACK = 4000
 STR_CHARS_PER_ITEM = 16
+MAX_CONSTANT = 10000  # items of a constant's value sent after the import
+MAX_NAMES = 64  # third-party names sent after the import
 PACK_FROM = 8  # lists of at least this many floats travel as packed doubles
 
 _NAME_OF = type.__dict__["__name__"].__get__  # a type's name without asking the type
@@ -57,6 +59,7 @@ _MULTS = [0]
 # reach the protocol.  _shield() below also copies the builtins into this module.
 _write = os.write
 _truncate = os.ftruncate
+_seek = os.lseek
 _perf = time.perf_counter
 _array = array.array
 _b2a = binascii.b2a_base64
@@ -776,7 +779,9 @@ class Child(object):
                 names[name] = "missing"
         for name in msg.get("constants", ()):
             try:
-                names[name] = encode(space[name]) if name in space else "missing"
+                names[name] = (
+                    Encoder(MAX_CONSTANT).encode(space[name]) if name in space else "missing"
+                )
             except BaseException:
                 names[name] = "missing"
         self.watch(space)
@@ -785,7 +790,7 @@ class Child(object):
                 "op": "loaded",
                 "ok": error is None,
                 "names": names,
-                "third_party": watcher.third_party,
+                "third_party": watcher.third_party[:MAX_NAMES],
                 "error": error,
                 "traceback": trace,
                 "elapsed": elapsed,
@@ -841,6 +846,7 @@ class Child(object):
         cid = call["id"]
         name = call["fn"]
         count = call.get("count") or ()
+        max_line = min(int(call.get("max", self.max_line)), self.max_line)
         masters = []
         args = []
         for i, a in enumerate(call["args"]):
@@ -879,6 +885,7 @@ class Child(object):
         _flush()
         try:
             _truncate(1, 0)  # what a call prints is not kept: it must not fill the file
+            _seek(1, 0, 0)  # fds 1 and 2 share one offset
         except BaseException:
             pass
         answer = {
@@ -899,12 +906,14 @@ class Child(object):
             self.send(answer)
             return
         try:
-            answer["value"] = encode(value)
+            # Every item costs at least two bytes on the line: past max_line // 2 items
+            # the answer is cut before it is packed.
+            answer["value"] = Encoder(min(MAX_ITEMS, max_line // 2)).encode(value)
             del value
             line = _dumps(answer)
         except BaseException:
             line = None
-        if line is None or len(line) >= self.max_line:
+        if line is None or len(line) >= max_line:
             line = None
             answer["value"] = {"$": "cut", "type": "?", "why": "too large"}
         if line is None:
@@ -973,10 +982,8 @@ def main():
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    output = os.open("output.txt", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    os.dup2(output, 1)
-    os.dup2(output, 2)
-    os.close(output)
+    # fd 2 is a file the parent opened for what the module prints: stdout joins it.
+    os.dup2(2, 1)
     _STREAMS[:] = [s for s in (sys.stdout, sys.stderr) if s is not None]
     reader = os.fdopen(in_fd, "rb")
     decode = json.JSONDecoder(object_hook=_hook).decode

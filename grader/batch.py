@@ -521,7 +521,7 @@ def run_batch(
         if on_row is not None:
             on_row(row, done, len(subs))
 
-    with tempfile.TemporaryDirectory(prefix="embed-grader-noreports-") as empty:
+    with _scratch("embed-grader-noreports-") as empty:
         pending: list[tuple[Submission, int, str | None]] = []
         for sub in subs:
             seed = student_seed(opts.seed, sub.id) if opts.seed_per_student else opts.seed
@@ -654,6 +654,17 @@ def _write(path: Path, data: str) -> None:
     tmp = path.with_name(".%s.tmp" % path.name)
     tmp.write_text(data, encoding="utf-8", errors="backslashreplace")
     os.replace(tmp, path)
+
+
+@contextmanager
+def _scratch(prefix: str) -> Iterator[str]:
+    """A temporary folder that student code may have written in: its removal never
+    follows a link and never recurses (see grader/safefs.py)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield path
+    finally:
+        safefs.remove_tree(path)
 
 
 @contextmanager

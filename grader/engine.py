@@ -15,7 +15,7 @@ from typing import Any
 
 from grader import cases as gen
 from grader import hints, safefs, selection, show
-from grader.checks import CHECKS, MUTABLE_ARGS, Case, Check, Open
+from grader.checks import CHECKS, MUTABLE_ARGS, Case, Check, Multiplies, Open, Ranks, Returns
 from grader.checks import plan as cases_for
 from grader.contract import (
     BY_NAME,
@@ -30,7 +30,7 @@ from grader.contract import (
 from grader.judge import Verdict, judge
 from grader.messages import text
 from grader.results import CheckResult, Report, Status
-from grader.sandbox import MAX_MODULE, Call, Loaded, Outcome, Sandbox
+from grader.sandbox import MAX_MODULE, Call, Loaded, Outcome, Sandbox, answer_limit
 
 MODULE_FILE = "embed.py"  # what the student's module is called in their own folder
 
@@ -226,19 +226,25 @@ class Grading:
         ):
             # The child starts and imports the module while the cases are drawn, and
             # runs the calls while the report files are checked.
-            loading = child.submit(box.load)
-            plan = cases_for(self.opts.seed, tuple(c.id for c in checks))
-            loaded = loading.result()
-            self.module_checks(loaded)
-            calls, index = self.calls(plan, loaded)
-            running = child.submit(box.run, calls)
-            if self.opts.check_reports and any(
-                selected(e.id, REPORT, 8, self.opts)
-                for e in selection.catalogue()
-                if e.function == REPORT
-            ):
-                self.report_checks()
-            outcomes = running.result()
+            try:
+                loading = child.submit(box.load)
+                plan = cases_for(self.opts.seed, tuple(c.id for c in checks))
+                loaded = loading.result()
+                self.module_checks(loaded)
+                calls, index = self.calls(plan, loaded)
+                running = child.submit(box.run, calls)
+                if self.opts.check_reports and any(
+                    selected(e.id, REPORT, 8, self.opts)
+                    for e in selection.catalogue()
+                    if e.function == REPORT
+                ):
+                    self.report_checks()
+                outcomes = running.result()
+            except BaseException:
+                # Stopping (SIGTERM, say): kill the child now, so that the thread
+                # talking to it ends at once rather than after its calls.
+                box.abort()
+                raise
             stats = (box.calls, box.child_seconds)
         by_id = {o.id: o for o in outcomes}
         for o in outcomes:
@@ -281,7 +287,8 @@ class Grading:
                     MODULE,
                     Status.ERROR,
                     self.msg(
-                        "import_crashed", detail=self.portable(loaded.traceback) or "no answer"
+                        "import_crashed",
+                        detail=self.portable(loaded.traceback) or loaded.detail or "no answer",
                     ),
                 )
             else:
@@ -383,7 +390,9 @@ class Grading:
                 continue
             for i, case in enumerate(cases):
                 index[(check.id, i)] = len(calls)
-                calls.append(Call(len(calls), case.fn, case.args, case.count))
+                calls.append(
+                    Call(len(calls), case.fn, case.args, case.count, answer_limit(expected(case)))
+                )
         return calls, index
 
     def judge_calls(
@@ -804,6 +813,16 @@ UNSEEN = frozenset({"timeout", "crashed", "skipped"})
 
 # Neighbour-list rules that the list itself breaks, whatever numbers a callee gave.
 OWN_RULES = frozenset({"neigh_type", "neigh_len", "neigh_range", "neigh_self", "neigh_dup"})
+
+
+def expected(case: Case) -> Any:
+    """The right answer of a case, or one as large (its size bounds the answer's)."""
+    expect = case.expect
+    if isinstance(expect, (Returns, Multiplies)):
+        return expect.value
+    if isinstance(expect, Ranks):
+        return [0] * expect.k
+    return None
 
 
 def argument_path(function: str, path: str) -> str:

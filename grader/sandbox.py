@@ -31,8 +31,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from . import safefs, users
+from . import safefs, users, wire
 from .contract import BY_NAME, NAMES
+from .wire import Foreign, OffProtocol, Raised, decode, unpack, unpack_rows  # noqa: F401 - re-exported
 
 CHILD = Path(__file__).with_name("_child.py")
 # The child's program is handed to the interpreter with ``-c``: no file of the
@@ -42,6 +43,8 @@ MODULE_FILE = "embed.py"  # the child's private copy of the student's module
 MAX_MODULE = 4 << 20  # bytes of a student module
 
 MAX_LINE = 64 << 20  # bytes in one answer line
+SMALL_LINE = 64 << 10  # bytes in a line that carries no value (ready, where)
+LOAD_LINE = 4 << 20  # bytes in the answer to load (constants are cut far below)
 MAX_OUTPUT = 4096  # characters of printed output kept in Loaded.output
 CPU_SECONDS = 120  # RLIMIT_CPU backstop for one child
 BUDGET = 4  # a function's calls together may take this many per-call time limits
@@ -61,30 +64,6 @@ CONTRACT_NAMES: tuple[str, ...] = tuple(n.name for n in NAMES)
 
 class SandboxError(Exception):
     """A fault of the grader or its installation, never of the student's code."""
-
-
-@dataclass(frozen=True)
-class Foreign:
-    """A decoded value that is not plain: a subclass of a builtin or an unknown object."""
-
-    type: str
-    base: str | None
-    value: Any
-    why: str = ""
-
-
-@dataclass(frozen=True)
-class Raised:
-    """An exception raised by the student's code."""
-
-    type: str
-    builtin: tuple[str, ...]
-    message: str
-    line: int | None = None  # where in the student's file it was raised
-    function: str = ""
-
-    def is_a(self, name: str) -> bool:
-        return name == self.type or name in self.builtin
 
 
 @dataclass(frozen=True)
@@ -109,6 +88,7 @@ class Call:
     fn: str
     args: tuple[Any, ...]
     count: tuple[int, ...] = ()
+    limit: int = MAX_LINE  # bytes its answer may take (see answer_limit)
 
 
 @dataclass(frozen=True)
@@ -128,6 +108,35 @@ class Outcome:
 
 
 # ---------------------------------------------------------------- encoding and decoding
+
+MIN_ANSWER = 256 << 10  # bytes any answer may take
+ANSWER_SLACK = 64 << 10  # bytes of an answer line besides its value
+
+
+def answer_limit(expected: Any) -> int:
+    """The bytes an answer may take when ``expected`` is the right one: far more than
+    it needs (8 times 32 bytes per number), so that only an answer far larger than
+    the right one is cut, by the child before it is sent and by the parent before it
+    is decoded."""
+    leaves = 0
+    stack = [expected]
+    while stack and leaves < MAX_LINE:
+        x = stack.pop()
+        t = type(x)
+        if t is list or t is tuple:
+            if set(map(type, x)) <= _NUMBERS:
+                leaves += len(x)
+            else:
+                stack.extend(x)
+        elif t is dict:
+            stack.extend(x)
+            stack.extend(x.values())
+        elif t is str:
+            leaves += 1 + len(x) // 16
+        else:
+            leaves += 1
+    return min(MAX_LINE, MIN_ANSWER + 8 * 32 * leaves)
+
 
 _NUMBERS = frozenset((float, int, bool))
 _FLOATS = {float}
@@ -150,19 +159,6 @@ def pack_rows(rows: list[list[float]], cols: int) -> dict[str, Any]:
     packed["$"] = "f64rows"
     packed["cols"] = cols
     return packed
-
-
-def unpack(text: str) -> list[float]:
-    a = array.array("d")
-    a.frombytes(binascii.a2b_base64(text))
-    if _BIG_ENDIAN:
-        a.byteswap()
-    return a.tolist()
-
-
-def unpack_rows(text: str, cols: int) -> list[list[float]]:
-    flat = unpack(text)
-    return [flat[i : i + cols] for i in range(0, len(flat), cols)]
 
 
 def _finite(values: list[Any]) -> bool:
@@ -234,49 +230,6 @@ def _dumps(data: Any) -> str:
     return json.dumps(data, separators=(",", ":"), allow_nan=False)
 
 
-def _tag(obj: dict[str, Any]) -> Any:
-    tag = obj.get("$")
-    if tag is None:
-        return obj
-    if tag == "f64":
-        return unpack(obj["v"])
-    if tag == "f64rows":
-        return unpack_rows(obj["v"], int(obj["cols"]))
-    if tag == "tuple":
-        return tuple(obj["v"])
-    if tag == "float":
-        return float(obj["v"])
-    if tag == "dict":
-        pairs = obj["v"]
-        try:
-            return {k: v for k, v in pairs}
-        except TypeError:
-            return Foreign("dict", "dict", [tuple(p) for p in pairs], "unhashable keys")
-    if tag == "sub":
-        return Foreign(str(obj["type"]), str(obj["base"]), obj["v"])
-    if tag == "obj":
-        return Foreign(str(obj["type"]), None, None)
-    if tag == "cut":
-        return Foreign(str(obj.get("type", "?")), None, None, str(obj.get("why", "")))
-    raise ValueError("unknown tag %r" % (tag,))
-
-
-def decode(line: bytes | str) -> Any:
-    """One protocol line to plain Python data."""
-    return json.loads(line, object_hook=_tag)
-
-
-def _raised(data: Any) -> Raised:
-    line = data.get("line")
-    return Raised(
-        str(data.get("type", "?")),
-        tuple(str(n) for n in data.get("builtin", ())),
-        str(data.get("message", "")),
-        line if type(line) is int else None,
-        str(data.get("in", ""))[:100],
-    )
-
-
 # ---------------------------------------------------------------- the pipe
 
 
@@ -335,17 +288,22 @@ class _Pipe:
         finally:
             self.selector.unregister(self.wfd)
 
-    def line(self, deadline: float) -> bytes | None:
-        """The next line without its newline; None when the deadline passed first."""
+    def line(self, deadline: float, limit: int = MAX_LINE) -> bytes | None:
+        """The next line without its newline; None when the deadline passed first.
+
+        A line longer than ``limit`` bytes raises _TooLarge before it is all read.
+        """
         while True:
             at = self.buf.find(b"\n", self.scan)
+            if at > limit:
+                raise _TooLarge()
             if at >= 0:
                 out = bytes(self.buf[:at])
                 del self.buf[: at + 1]
                 self.scan = 0
                 return out
             self.scan = len(self.buf)
-            if self.scan > MAX_LINE:
+            if self.scan > limit:
                 raise _TooLarge()
             left = deadline - time.monotonic()
             if left <= 0:
@@ -694,23 +652,16 @@ def _read_module(path: str) -> bytes:
     return data
 
 
-def _remove_tree(path: str) -> None:
-    """Remove a directory the child wrote in, whatever modes it left behind."""
-
-    def retry(func: Any, name: str, _exc: Any) -> None:
+def _capture_file() -> int:
+    """A read-write file without a name for the child's stdout and stderr."""
+    make = getattr(os, "memfd_create", None)
+    if make is not None:
         try:
-            os.chmod(os.path.dirname(name), 0o700)
-            os.chmod(name, 0o700)
-            func(name)
+            return int(make("embed-grader-output", os.MFD_CLOEXEC))
         except OSError:
             pass
-
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(path, onexc=retry)
-    else:
-        shutil.rmtree(path, onerror=retry)
-    if os.path.exists(path):
-        shutil.rmtree(path, ignore_errors=True)
+    with tempfile.TemporaryFile() as f:  # unlinked at once (O_TMPFILE where it exists)
+        return os.dup(f.fileno())
 
 
 def _status(code: int | None) -> str:
@@ -766,6 +717,8 @@ class Sandbox:
         self._proc: subprocess.Popen[bytes] | None = None
         self._pipe: _Pipe | None = None
         self._tmp: str | None = None
+        self._capture: int | None = None  # the child's stdout and stderr
+        self._began: float | None = None  # when the first child was started
         self._marker = ""
         self._cgroup: _Cgroup | None = None
         self._lease: users.Lease | None = None
@@ -805,6 +758,8 @@ class Sandbox:
             # Closed from another thread (the grader is stopping): start nothing new.
             raise SandboxError("the sandbox is closed")
         self._stop()
+        if self._began is None:
+            self._began = time.monotonic()
         self._tmp = tempfile.mkdtemp(prefix="embed-grader-")
         self._marker = secrets.token_hex(8)
         if self.isolation != "process" and _drops_user():
@@ -823,46 +778,52 @@ class Sandbox:
         self._cgroup = _Cgroup.make(PIDS_MAX)
         # bubblewrap run by root starts the child as root: it drops to the user itself.
         as_user = _as_user(self._lease) if self.isolation != "bwrap" else {}
-        with open(os.path.join(self._tmp, "startup.txt"), "wb") as err:
-            try:
-                self._proc = subprocess.Popen(
-                    self._command(self._tmp),
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=err,
-                    cwd=self._tmp,
-                    env=env,
-                    close_fds=True,
-                    start_new_session=True,
-                    bufsize=0,
-                    **as_user,
-                )
-            except OSError as exc:
-                self._stop()
-                raise SandboxError("cannot start %s: %s" % (self.python, exc)) from exc
+        # What the child prints goes to a file without a name that the parent opened
+        # itself: the child cannot swap it for a link or a pipe.
+        self._capture = _capture_file()
+        try:
+            self._proc = subprocess.Popen(
+                self._command(self._tmp),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._capture,
+                cwd=self._tmp,
+                env=env,
+                close_fds=True,
+                start_new_session=True,
+                bufsize=0,
+                **as_user,
+            )
+        except OSError as exc:
+            self._stop()
+            raise SandboxError("cannot start %s: %s" % (self.python, exc)) from exc
         if self._cgroup is not None and not self._cgroup.add(self._proc.pid):
             self._cgroup.remove()
             self._cgroup = None
         self._pipe = _Pipe(self._proc)
         try:
-            line = self._pipe.line(time.monotonic() + START_TIMEOUT)
-            hello = decode(line) if line is not None else None
-        except (_Died, _TooLarge, ValueError):
-            hello = None
-        if not isinstance(hello, dict) or hello.get("op") != "ready":
+            line = self._pipe.line(time.monotonic() + START_TIMEOUT, SMALL_LINE)
+            if line is None:
+                raise OffProtocol("no answer")
+            self.python_version = wire.ready(decode(line))
+        except (_Died, _TooLarge, OffProtocol):
             why = self._startup_error()
             self._stop()
-            raise SandboxError("the child runner did not start with %s: %s" % (self.python, why))
-        self.python_version = str(hello.get("python", ""))
+            raise SandboxError(
+                "the child runner did not start with %s: %s" % (self.python, why)
+            ) from None
+
+    def _captured(self, limit: int) -> safefs.Read:
+        """What the child printed so far, read from the parent's own descriptor."""
+        if self._capture is None:
+            return safefs.Read(b"", 0)
+        try:
+            return safefs.read_fd(self._capture, limit)
+        except OSError:
+            return safefs.Read(b"", 0)
 
     def _startup_error(self) -> str:
-        text = ""
-        if self._tmp is not None:
-            try:
-                got = safefs.read_regular(os.path.join(self._tmp, "startup.txt"), 2000)
-                text = got.data.decode("utf-8", "replace").strip()
-            except OSError:
-                pass
+        text = self._captured(2000).data.decode("utf-8", "replace").strip()
         return text.splitlines()[-1] if text else "no answer"
 
     def _kill(self) -> int | None:
@@ -904,8 +865,11 @@ class Sandbox:
             # Whatever still runs as the child's user dies before the id is reused.
             self._lease.release()
             self._lease = None
+        if self._capture is not None:
+            os.close(self._capture)
+            self._capture = None
         if self._tmp is not None:
-            _remove_tree(self._tmp)
+            safefs.remove_tree(self._tmp)
             self._tmp = None
 
     def _died(self) -> str:
@@ -919,6 +883,16 @@ class Sandbox:
                 code = None
         self._kill()
         return _status(code)
+
+    def abort(self) -> None:
+        """Kill the child from another thread, so that a call waiting on it ends now.
+
+        Descriptors stay open (the thread running the calls may be using them);
+        ``close`` releases them afterwards.
+        """
+        self._closed = True
+        if self._proc is not None:
+            self._kill()
 
     def close(self) -> None:
         self._closed = True
@@ -946,9 +920,15 @@ class Sandbox:
 
     # -- loading
 
+    def _functions(self) -> list[str]:
+        return [n for n in self.names if not (n in BY_NAME and BY_NAME[n].is_constant)]
+
+    def _constants(self) -> list[str]:
+        return [n for n in self.names if n in BY_NAME and BY_NAME[n].is_constant]
+
     def _load_message(self) -> bytes:
-        functions = [n for n in self.names if not (n in BY_NAME and BY_NAME[n].is_constant)]
-        constants = [n for n in self.names if n in BY_NAME and BY_NAME[n].is_constant]
+        functions = self._functions()
+        constants = self._constants()
         msg = {
             "op": "load",
             "path": MODULE_FILE,  # the child's copy, in its working directory
@@ -965,17 +945,10 @@ class Sandbox:
         return (_dumps(msg) + "\n").encode()
 
     def _output(self) -> str:
-        if self._tmp is None:
-            return ""
-        try:
-            # The child may have replaced the file by a link or a pipe: never followed.
-            got = safefs.read_regular(os.path.join(self._tmp, "output.txt"), MAX_OUTPUT * 4 + 1)
-        except OSError:
-            return ""
-        data, size = got.data, got.size
-        text = data.decode("utf-8", "replace")
-        if len(text) > MAX_OUTPUT or size > len(data):
-            text = text[:MAX_OUTPUT] + "\n... (%d bytes in all)" % size
+        read = self._captured(MAX_OUTPUT * 4 + 1)
+        text = read.data.decode("utf-8", "replace")
+        if len(text) > MAX_OUTPUT or read.cut:
+            text = text[:MAX_OUTPUT] + "\n... (%d bytes in all)" % read.size
         return text
 
     def _load(self) -> Loaded:
@@ -987,7 +960,7 @@ class Sandbox:
         try:
             line = None
             if self._pipe.send(self._load_message(), deadline):
-                line = self._pipe.line(deadline)
+                line = self._pipe.line(deadline, LOAD_LINE)
             if line is None:
                 output = self._output()
                 self._kill()
@@ -1001,30 +974,25 @@ class Sandbox:
                     time.monotonic() - start,
                     "importing the module did not finish within %g s" % self.timeout,
                 )
-            data = decode(line)
-        except (_Died, _TooLarge, ValueError, RecursionError):
+            got = wire.loaded(decode(line), self._functions(), self._constants())
+        except (_Died, _TooLarge, OffProtocol) as exc:
             output = self._output()
-            return Loaded(
-                False,
-                missing,
-                (),
-                None,
-                "",
-                output,
-                time.monotonic() - start,
-                "%s while importing the module" % self._died(),
-            )
-        error = data.get("error")
+            if isinstance(exc, _Died):
+                why = "%s while importing the module" % self._died()
+            else:
+                self._kill()
+                why = "the answer to the import did not follow the protocol"
+            return Loaded(False, missing, (), None, "", output, time.monotonic() - start, why)
         names = dict(missing)
-        names.update(data.get("names") or {})
+        names.update(got.names)
         return Loaded(
-            bool(data.get("ok")),
+            got.ok,
             names,
-            tuple(data.get("third_party") or ()),
-            _raised(error) if error else None,
-            str(data.get("traceback", "")),
+            got.third_party,
+            got.error,
+            got.traceback,
             self._output(),
-            float(data.get("elapsed", 0.0)),
+            got.elapsed,
         )
 
     def load(self) -> Loaded:
@@ -1090,11 +1058,12 @@ class Sandbox:
                     used.append(ref)
                 else:
                     args.append(_encoded(a))
-            text = '{"id":%d,"fn":%s,"args":[%s],"count":%s}' % (
+            text = '{"id":%d,"fn":%s,"args":[%s],"count":%s,"max":%d}' % (
                 i,
                 _dumps(c.fn),
                 ",".join(args),
                 _dumps(list(c.count)),
+                c.limit,
             )
             texts[i] = (text, used)
         return values, texts
@@ -1125,10 +1094,11 @@ class Sandbox:
             while at < len(todo):
                 i = todo[at]
                 c = calls[i]
-                line = pipe.line(deadline) if sent else None
+                limit = min(c.limit, MAX_LINE) + ANSWER_SLACK
+                line = pipe.line(deadline, limit) if sent else None
                 stack: list[str] = []
                 if line is None:
-                    line, stack = self._where(pipe, i)
+                    line, stack = self._where(pipe, i, limit)
                 if line is None:
                     inner = stack[-1] if stack else c.fn
                     failed = Outcome(
@@ -1146,19 +1116,14 @@ class Sandbox:
                     break
                 try:
                     data = decode(line)
-                except (ValueError, RecursionError):
-                    failed = Outcome(
-                        c.id,
-                        c.fn,
-                        "crashed",
-                        elapsed=time.monotonic() - since,
-                        detail="the answer could not be read",
-                    )
-                    self._kill()
-                    break
-                if isinstance(data, dict) and (data.get("id") in done or "op" in data):
-                    continue  # a copy of an earlier line, written by the student's code
-                if not isinstance(data, dict) or data.get("id") != i:
+                    if type(data) is dict and (
+                        "op" in data or (type(data.get("id")) is int and data["id"] in done)
+                    ):
+                        continue  # a copy of an earlier line, written by the student's code
+                    if type(data) is not dict or type(data.get("id")) is not int or data["id"] != i:
+                        raise OffProtocol("not the answer to the call")
+                    got = wire.answer(data, self.names)
+                except OffProtocol:
                     failed = Outcome(
                         c.id,
                         c.fn,
@@ -1168,7 +1133,7 @@ class Sandbox:
                     )
                     self._kill()
                     break
-                results[i] = self._outcome(c, data)
+                results[i] = self._outcome(c, got)
                 done.add(i)
                 self.calls += 1
                 self.child_seconds += results[i].elapsed  # type: ignore[union-attr]
@@ -1178,7 +1143,7 @@ class Sandbox:
                 since = now
                 if at < len(todo):
                     deadline = since + self._limit(calls[todo[at]].fn)
-                if data.get("tainted"):
+                if got.tainted is not None:
                     # The call left something behind (a thread, a timer, a patched
                     # module) that would reach later calls: they get a fresh child.
                     self._kill()
@@ -1232,7 +1197,7 @@ class Sandbox:
         left = BUDGET * self.timeout - self._spent.get(fn, 0.0)
         return max(min(self.timeout, left), 0.05)
 
-    def _where(self, pipe: _Pipe, i: int) -> tuple[bytes | None, list[str]]:
+    def _where(self, pipe: _Pipe, i: int, limit: int) -> tuple[bytes | None, list[str]]:
         """After the time limit: ask the child which contract functions it is in.
 
         Returns (the call's answer if it came after all, the stack of contract
@@ -1246,19 +1211,16 @@ class Sandbox:
         deadline = time.monotonic() + WHERE_WAIT
         try:
             while True:
-                line = pipe.line(deadline)
+                line = pipe.line(deadline, limit)
                 if line is None:
                     return None, []
                 try:
                     data = decode(line)
-                except (ValueError, RecursionError):
-                    return None, []
-                if isinstance(data, dict) and data.get("id") == i:
-                    return line, []
-                if isinstance(data, dict) and data.get("op") == "where":
-                    stack = data.get("stack")
-                    if isinstance(stack, list):
-                        return None, [str(n) for n in stack if n in self.names]
+                    if type(data) is dict and type(data.get("id")) is int and data["id"] == i:
+                        return line, []
+                    if type(data) is dict and data.get("op") == "where":
+                        return None, wire.where(data, self.names)
+                except OffProtocol:
                     return None, []
         except (_Died, _TooLarge):
             return None, []
@@ -1299,14 +1261,13 @@ class Sandbox:
                 detail="the module could not be loaded again after a restart: %s" % reason,
             )
 
-    def _outcome(self, c: Call, data: dict[str, Any]) -> Outcome:
-        mults = data.get("mults")
+    def _outcome(self, c: Call, got: wire.AnswerFields) -> Outcome:
         common: dict[str, Any] = {
-            "mutated": data.get("mutated"),
-            "called": tuple(str(n) for n in data.get("called") or ()),
-            "mults": int(mults) if mults is not None else None,
-            "elapsed": float(data.get("elapsed", 0.0)),
+            "mutated": got.mutated,
+            "called": got.called,
+            "mults": got.mults,
+            "elapsed": got.elapsed,
         }
-        if data.get("ok"):
-            return Outcome(c.id, c.fn, "returned", value=data.get("value"), **common)
-        return Outcome(c.id, c.fn, "raised", raised=_raised(data.get("raised") or {}), **common)
+        if got.ok:
+            return Outcome(c.id, c.fn, "returned", value=got.value, **common)
+        return Outcome(c.id, c.fn, "raised", raised=got.raised, **common)

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -17,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import grade, sandbox
+from grader import grade, safefs, sandbox
+from grader.render import render
 from grader.results import Report, Status
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +58,18 @@ ATTACKS: dict[str, tuple[set[str], set[str]]] = {
     "fork_bomb": (set(), {"cosine"}),
     "swap_own_file": ({"imports"}, {"VOCAB", "DIM", "SEED"}),
     "rewrite_grader": (set(), set()),
+    "output_fifo": (set(), set()),
+    "output_environ": (set(), set()),
+    "output_classmate": (set(), set()),
+    "cleanup_link": (set(), set()),
+    "deep_tree": (set(), set()),
+    "forged_lines": (
+        {"dot", "norm", "cosine", "rms", "logits", "shape", "lookup", "one_hot"},
+        set(),
+    ),
+    "forged_loaded": ({"imports"}, {"VOCAB", "DIM", "SEED"}),
 }
+TOKEN = "tok-4f1e9b0c7d"  # in the grader's environment: must never reach any output
 
 
 def test_every_attack_has_an_expectation() -> None:
@@ -112,7 +125,11 @@ def failing(report: Report) -> dict[str, list[str]]:
 
 def run_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kw: object) -> Report:
     private = tmp_path / "tmp"
-    private.mkdir()
+    if name == "deep_tree" and os.access("/dev/shm", os.W_OK):
+        # Removing thousands of folders costs a millisecond or more each on some disks.
+        private = Path(tempfile.mkdtemp(dir="/dev/shm"))
+    else:
+        private.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(private))
     path = hostile_module(name, tmp_path)
     start = time.monotonic()
@@ -128,7 +145,11 @@ def run_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kw:
         # without a cgroup (a documented limit): only that one may remain.
         left = left[1:] if len(left) == 1 else left
     assert not left, left
-    assert list(private.iterdir()) == [], "temporary directories left behind"
+    try:
+        assert list(private.iterdir()) == [], "temporary directories left behind"
+    finally:
+        if private.parent != tmp_path:
+            safefs.remove_tree(str(private))
     assert not report.grader_error
     return report
 
@@ -162,10 +183,46 @@ def check_no_secret(report: Report) -> None:
     assert "SECRET" not in json.dumps([c.message for c in report.checks]) + trace, trace
 
 
+def host_files() -> dict[str, Path]:
+    """Files of the host that attacks link to, by the attack's name (marked per process)."""
+    mark = _marks()[0]
+    return {
+        "output_classmate": Path("/tmp/embed-grader-hostile-classmate-%s.py" % mark),
+        "cleanup_link": Path("/tmp/embed-grader-hostile-host-%s.txt" % mark),
+    }
+
+
+SECRET = "classmate-secret-5e0a"
+
+
+def check_host_files(name: str, report: Report, mode: int = 0o640) -> None:
+    """Nothing the attack linked to was read into the report or changed."""
+    shown = "\n".join(render(report, fmt, "en") for fmt in ("text", "json"))
+    assert TOKEN not in shown
+    assert SECRET not in shown
+    host = host_files().get(name)
+    if host is not None:
+        assert host.read_text() == SECRET
+        assert stat.S_IMODE(host.stat().st_mode) == mode
+        host.unlink()
+    if name == "output_fifo":
+        [load] = [c for c in report.checks if c.id == "imports.load"]
+        assert "printed at import" in load.details.get("output", "")
+
+
+def plant_host_files(name: str, monkeypatch: pytest.MonkeyPatch, mode: int = 0o640) -> None:
+    monkeypatch.setenv("EMBED_GRADER_FAKE_TOKEN", TOKEN)
+    host = host_files().get(name)
+    if host is not None:
+        host.write_text(SECRET)
+        host.chmod(mode)
+
+
 @pytest.mark.parametrize("name", sorted(ATTACKS))
 def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outside = Path("/tmp/embed-grader-hostile-outside.txt")
     secret = secret_file() if name == "swap_own_file" else None
+    plant_host_files(name, monkeypatch)
     try:
         report = run_attack(name, tmp_path, monkeypatch)
     finally:
@@ -173,6 +230,7 @@ def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
             secret.unlink()
     must, may = ATTACKS[name]
     check_blame(report, must, may)
+    check_host_files(name, report)
     if name == "swap_own_file":
         check_no_secret(report)
     if name == "import_grader":
@@ -186,18 +244,22 @@ def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 @pytest.mark.skipif(sandbox.bwrap_problem() != "", reason="bubblewrap cannot run here")
 @pytest.mark.parametrize(
     "name",
-    ["files", "subprocesses", "fork_bomb", "signals", "import_grader", "hang", "swap_own_file"],
+    ["files", "subprocesses", "fork_bomb", "signals", "import_grader", "hang", "swap_own_file"]
+    + ["output_fifo", "output_environ", "output_classmate", "cleanup_link", "deep_tree"]
+    + ["forged_lines", "forged_loaded"],
 )
 def test_attack_in_bwrap(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outside = Path("/tmp/embed-grader-hostile-outside.txt")
     outside.unlink(missing_ok=True)
     secret = secret_file()
+    plant_host_files(name, monkeypatch)
     try:
         report = run_attack(name, tmp_path, monkeypatch, isolation="bwrap")
     finally:
         secret.unlink()
     must, may = ATTACKS[name]
     check_blame(report, must, may)
+    check_host_files(name, report)
     assert not outside.exists()  # /tmp of the child is its own
     if name == "swap_own_file":
         check_no_secret(report)
