@@ -305,7 +305,7 @@ def status_of(report: Report) -> tuple[str, str]:
         if load.details.get("traceback"):
             return IMPORT_ERROR, load.message
         return CRASHED, load.message
-    for status, code in ((CRASHED, "crashed"), (TIMEOUT, "timeout")):
+    for status, code in ((CRASHED, "crashed"), (TIMEOUT, "timeout"), (TIMEOUT, "budget_spent")):
         hit = next((c for c in report.checks if c.code == code), None)
         if hit is not None:
             return status, "%s: %s" % (hit.id, hit.message)
@@ -353,6 +353,7 @@ class Job:
     lang: str
     isolation: str = "process"
     within: Path | None = None  # the submissions folder: nothing is read through a link
+    max_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -380,6 +381,7 @@ def grade_one(job: Job) -> Graded:
             student_root=sub.source if sub.report_dir is not None else None,
             single_file=sub.report_dir is None,
             within=job.within,
+            max_seconds=job.max_seconds,
         )
         row = row_of(sub, report, time.perf_counter() - start)
         return Graded(row, render(report, "text", job.lang), render(report, "json", job.lang))
@@ -437,6 +439,7 @@ class BatchOptions:
     pool: str = "process"  # or "thread"
     # The child's sandbox (see grader.sandbox.CHOICES); auto: the strongest here.
     isolation: str = "auto"
+    max_seconds: float | None = None  # each submission's time cap (None: 10 time limits)
 
     def workers(self) -> int:
         # One more than the cores: while a child waits out a time limit, the others
@@ -553,6 +556,7 @@ def run_batch(
                     opts.lang,
                     isolation,
                     root,
+                    opts.max_seconds,
                 )
             )
         cached = len(rows)
@@ -629,6 +633,7 @@ def _key(content: str, fingerprint: str, seed: int, opts: BatchOptions) -> str:
         "grader": fingerprint,
         "seed": seed,
         "timeout": opts.timeout,
+        "max_seconds": opts.max_seconds,
         "python": opts.python,
         "lang": opts.lang,
     }
@@ -911,6 +916,13 @@ def parser() -> argparse.ArgumentParser:
         help="time limit of one call (default: 3)",
     )
     p.add_argument(
+        "--max-seconds",
+        type=float,
+        metavar="SECONDS",
+        help="time for everything done with one submission, restarts included "
+        "(default: 10 times --timeout)",
+    )
+    p.add_argument(
         "--python", metavar="EXE", help="run the modules with this interpreter (3.8 or newer)"
     )
     p.add_argument(
@@ -941,7 +953,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     lang = args.lang or default_language()
     if args.jobs < 0:
         return _fail(text("batch.jobs", lang))
-    problem = option_problem(args.timeout, args.python, args.sandbox, lang)
+    problem = option_problem(args.timeout, args.python, args.sandbox, lang, args.max_seconds)
     if problem:
         return _fail(problem)
     per_student = args.seed_per_student
@@ -960,6 +972,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         lang=lang,
         pool=args.pool,
         isolation=args.sandbox,
+        max_seconds=args.max_seconds,
     )
     err = sys.stderr
     seed_line = text("batch.seed_per_student" if per_student else "batch.seed", lang, seed=seed)

@@ -55,6 +55,13 @@ def parser() -> argparse.ArgumentParser:
         help="time limit of one call (default: 3)",
     )
     p.add_argument(
+        "--max-seconds",
+        type=float,
+        metavar="SECONDS",
+        help="time for everything done with the module, restarts included "
+        "(default: 10 times --timeout)",
+    )
+    p.add_argument(
         "--check",
         action="append",
         default=[],
@@ -106,10 +113,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def option_problem(timeout: float, python: str | None, sandbox: str, lang: str) -> str:
+def option_problem(
+    timeout: float, python: str | None, sandbox: str, lang: str, max_seconds: float | None = None
+) -> str:
     """What is wrong with the options every grading shares ("" when nothing is)."""
     if timeout <= 0:
         return text("cli.timeout", lang)
+    if max_seconds is not None and not max_seconds > 0:
+        return text("cli.max_seconds", lang)
     if python and not (os.path.isfile(python) or shutil.which(python)):
         return text("cli.no_interpreter", lang, exe=python)
     if sandbox in ("bwrap", "user"):
@@ -147,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return batch.main(argv[1:])
     args = parser().parse_args(argv)
     lang = args.lang or default_language()
-    problem = option_problem(args.timeout, args.python, args.sandbox, lang)
+    problem = option_problem(args.timeout, args.python, args.sandbox, lang, args.max_seconds)
     if problem:
         return _fail(problem)
     # In process mode the submission runs as the grader's user and could send it
@@ -171,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             isolation=args.sandbox,
             student_root=args.student_root,
             within=args.within,
+            max_seconds=args.max_seconds,
         )
     except UsageError as exc:
         return _fail(text(exc.code, lang, **exc.params))

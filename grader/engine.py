@@ -64,6 +64,7 @@ class Options:
     student_root: Path | None = None
     single_file: bool = False  # handed in as one file: it has no report files
     within: Path | None = None  # read only regular files below this folder, no link
+    max_seconds: float | None = None  # the submission's time cap (None: the sandbox's default)
 
 
 @dataclass
@@ -112,6 +113,7 @@ def grade(
     student_root: str | os.PathLike[str] | None = None,
     single_file: bool = False,
     within: str | os.PathLike[str] | None = None,
+    max_seconds: float | None = None,
 ) -> Report:
     """Grade the module at ``path`` and return the report (see ``grader.results``).
 
@@ -126,6 +128,8 @@ def grade(
     way: a link anywhere is refused with a ``UsageError``.  Without it, a link the
     user names as the module is followed; report files are read only when they are
     regular files in every case.
+    ``max_seconds`` caps the time of everything done with the module (starts,
+    imports, calls, restarts); the default is ten per-call time limits.
     """
     wrong = selection.problem(only, upto, check_reports)
     if wrong is not None:
@@ -143,6 +147,7 @@ def grade(
         student_root=Path(student_root) if student_root is not None else None,
         single_file=single_file,
         within=Path(within) if within is not None else None,
+        max_seconds=max_seconds,
     )
     return Grading(Path(path), opts).run()
 
@@ -221,6 +226,7 @@ class Grading:
                 timeout=self.opts.timeout,
                 isolation=self.opts.isolation,
                 source=self.source,
+                max_seconds=self.opts.max_seconds,
             ) as box,
             ThreadPoolExecutor(max_workers=1) as child,
         ):

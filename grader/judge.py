@@ -70,6 +70,8 @@ def judge(case: Case, outcome: Outcome, timeout: float = 3.0) -> Verdict | None:
         return Verdict(Status.TIMEOUT, "timeout", dict(base, seconds="%g" % timeout))
     if outcome.kind == "crashed":
         return Verdict(Status.ERROR, "crashed", dict(base, detail=outcome.detail))
+    if outcome.kind == "skipped" and outcome.why in ("budget", "budget_fn"):
+        return Verdict(Status.TIMEOUT, "budget_spent" + outcome.why[6:], base)
     if outcome.kind == "skipped":
         status = Status.TIMEOUT if "time" in outcome.detail else Status.ERROR
         return Verdict(status, "skipped", base)

@@ -48,6 +48,9 @@ LOAD_LINE = 4 << 20  # bytes in the answer to load (constants are cut far below)
 MAX_OUTPUT = 4096  # characters of printed output kept in Loaded.output
 CPU_SECONDS = 120  # RLIMIT_CPU backstop for one child
 BUDGET = 4  # a function's calls together may take this many per-call time limits
+MAX_SECONDS_FACTOR = 10  # default time cap of one submission, in per-call time limits
+MAX_RESTARTS = 100  # children started for one submission after the first
+SPENT = "not run: the submission's time budget was spent"
 FSIZE_MB = 64  # RLIMIT_FSIZE
 START_TIMEOUT = 15.0  # seconds for the interpreter to start and say it is ready
 WHERE_WAIT = 0.2  # seconds to wait for the child's stack after the time limit
@@ -105,6 +108,7 @@ class Outcome:
     mults: int | None = None
     elapsed: float = 0.0
     detail: str = ""
+    why: str = ""  # "budget": the submission's time ran out; "budget_fn": the function's
 
 
 # ---------------------------------------------------------------- encoding and decoding
@@ -694,6 +698,7 @@ class Sandbox:
         isolation: str = "process",
         names: Sequence[str] = CONTRACT_NAMES,
         source: bytes | None = None,
+        max_seconds: float | None = None,
     ) -> None:
         if isolation not in CHOICES:
             raise ValueError("isolation must be one of %s" % ", ".join(CHOICES))
@@ -702,6 +707,8 @@ class Sandbox:
         if isolation == "auto":
             isolation = strongest(self.python)
         self.timeout = float(timeout)
+        # Everything for this module (starts, imports, calls, restarts) ends by then.
+        self.max_seconds = float(max_seconds or MAX_SECONDS_FACTOR * self.timeout)
         self.memory_mb = int(memory_mb)
         self.isolation = isolation
         self.names = tuple(names)
@@ -714,6 +721,7 @@ class Sandbox:
         self._spent: dict[str, float] = {}  # function -> seconds its calls took so far
         self._dead: dict[str, str] = {}  # function -> why its later calls are skipped
         self._because: dict[str, tuple[str, ...]] = {}  # dead function -> what it was running
+        self._out_of_time: set[str] = set()  # dead because its calls and restarts took too long
         self._proc: subprocess.Popen[bytes] | None = None
         self._pipe: _Pipe | None = None
         self._tmp: str | None = None
@@ -956,7 +964,7 @@ class Sandbox:
         assert self._pipe is not None
         missing = {n: "missing" for n in self.names}
         start = time.monotonic()
-        deadline = start + self.timeout
+        deadline = min(start + self.timeout, self._cap())
         try:
             line = None
             if self._pipe.send(self._load_message(), deadline):
@@ -1014,7 +1022,8 @@ class Sandbox:
             if not loaded.ok:
                 why = "not run: the module did not load"
             elif c.fn in self._dead:
-                why = self._dead[c.fn]
+                results[i] = self._skipped(c)
+                continue
             elif loaded.names.get(c.fn) != "function":
                 why = "not run: %s is %s" % (c.fn, loaded.names.get(c.fn, "not a contract name"))
             if why:
@@ -1022,6 +1031,9 @@ class Sandbox:
                     c.id, c.fn, "skipped", called=self._because.get(c.fn, ()), detail=why
                 )
         todo = [i for i, r in enumerate(results) if r is None]
+        if todo and self._over():
+            self._spend(results, todo, calls)
+            todo = []
         if todo:
             if self._proc is None or self._proc.poll() is not None:
                 self._restart(results, todo, calls)
@@ -1031,6 +1043,48 @@ class Sandbox:
         out = [r for r in results if r is not None]
         assert len(out) == len(calls)
         return out
+
+    def _cap(self) -> float:
+        """When everything for this module must be over (monotonic clock)."""
+        began = self._began if self._began is not None else time.monotonic()
+        return began + self.max_seconds
+
+    def _over(self) -> bool:
+        return time.monotonic() >= self._cap() or self.restarts >= MAX_RESTARTS
+
+    def _skipped(self, c: Call) -> Outcome:
+        """A call of a function that is not run any more."""
+        return Outcome(
+            c.id,
+            c.fn,
+            "skipped",
+            called=self._because.get(c.fn, ()),
+            detail=self._dead[c.fn],
+            why="budget_fn" if c.fn in self._out_of_time else "",
+        )
+
+    def _spend(self, results: list[Outcome | None], rest: list[int], calls: Sequence[Call]) -> None:
+        """The submission's time is spent: the rest is not run, attributed to the function
+        that took the most of it (its calls and the restarts they caused)."""
+        top = max(self._spent, key=lambda fn: self._spent[fn]) if self._spent else ""
+        for j in rest:
+            if results[j] is None:
+                c = calls[j]
+                results[j] = Outcome(
+                    c.id,
+                    c.fn,
+                    "skipped",
+                    called=(top,) if top and top != c.fn else (),
+                    detail=SPENT,
+                    why="budget",
+                )
+
+    def _charge(self, fn: str, seconds: float) -> None:
+        """Count time against fn's budget; past it, fn's later calls are not run."""
+        self._spent[fn] = self._spent.get(fn, 0.0) + seconds
+        if self._spent[fn] >= BUDGET * self.timeout and fn not in self._dead:
+            self._dead[fn] = "not run: %s used up its time budget" % fn
+            self._out_of_time.add(fn)
 
     def _pieces(
         self, calls: Sequence[Call], todo: list[int]
@@ -1085,7 +1139,9 @@ class Sandbox:
         pipe = self._pipe
         assert pipe is not None
         since = time.monotonic()
-        deadline = since + self._limit(calls[todo[0]].fn) if todo else since + self.timeout
+        cap = self._cap()
+        own = since + self._limit(calls[todo[0]].fn) if todo else since + self.timeout
+        deadline = min(own, cap)
         failed: Outcome | None = None
         at = 0
         done: set[int] = set()
@@ -1096,6 +1152,11 @@ class Sandbox:
                 c = calls[i]
                 limit = min(c.limit, MAX_LINE) + ANSWER_SLACK
                 line = pipe.line(deadline, limit) if sent else None
+                if line is None and deadline < own:
+                    # The submission's time ran out, not this call's.
+                    self._kill()
+                    self._spend(results, todo[at:], calls)
+                    return []
                 stack: list[str] = []
                 if line is None:
                     line, stack = self._where(pipe, i, limit)
@@ -1142,14 +1203,16 @@ class Sandbox:
                 at += 1
                 since = now
                 if at < len(todo):
-                    deadline = since + self._limit(calls[todo[at]].fn)
+                    own = since + self._limit(calls[todo[at]].fn)
+                    deadline = min(own, cap)
                 if got.tainted is not None:
                     # The call left something behind (a thread, a timer, a patched
-                    # module) that would reach later calls: they get a fresh child.
+                    # module) that would reach later calls: they get a fresh child,
+                    # whose start and import count against this function's time.
                     self._kill()
                     rest = todo[at:]
                     if rest:
-                        self._restart(results, rest, calls)
+                        self._restart(results, rest, calls, charge=c.fn)
                     return [j for j in rest if results[j] is None]
         except _Died:
             c = calls[todo[at]]
@@ -1178,16 +1241,10 @@ class Sandbox:
         rest = todo[at + 1 :]
         for j in rest:
             if calls[j].fn in self._dead:
-                results[j] = Outcome(
-                    calls[j].id,
-                    calls[j].fn,
-                    "skipped",
-                    called=self._because.get(calls[j].fn, ()),
-                    detail=self._dead[calls[j].fn],
-                )
+                results[j] = self._skipped(calls[j])
         rest = [j for j in rest if results[j] is None]
         if rest:
-            self._restart(results, rest, calls)
+            self._restart(results, rest, calls, charge=failed.fn)
         return [j for j in rest if results[j] is None]
 
     def _limit(self, fn: str) -> float:
@@ -1244,14 +1301,33 @@ class Sandbox:
         return found
 
     def _restart(
-        self, results: list[Outcome | None], rest: list[int], calls: Sequence[Call]
+        self,
+        results: list[Outcome | None],
+        rest: list[int],
+        calls: Sequence[Call],
+        charge: str = "",
     ) -> None:
-        """A new child with the module loaded again; on failure the rest is crashed."""
+        """A new child with the module loaded again, its time charged to the function
+        that made it necessary; on failure the rest is crashed.  Past the submission's
+        time or MAX_RESTARTS, the rest is not run."""
+        if self._over():
+            self._stop()
+            self._spend(results, rest, calls)
+            return
         self.restarts += 1
+        start = time.monotonic()
         again = self._load()
+        if charge:
+            self._charge(charge, time.monotonic() - start)
         if again.ok:
+            for j in rest:
+                if results[j] is None and calls[j].fn in self._dead:
+                    results[j] = self._skipped(calls[j])
             return
         self._stop()
+        if self._over():
+            self._spend(results, rest, calls)
+            return
         reason = again.detail or (again.error.type if again.error else "it failed")
         for j in rest:
             results[j] = Outcome(

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from grader import grade, safefs, sandbox
+from grader.contract import NAMES
 from grader.render import render
 from grader.results import Report, Status
 
@@ -68,7 +69,13 @@ ATTACKS: dict[str, tuple[set[str], set[str]]] = {
         set(),
     ),
     "forged_loaded": ({"imports"}, {"VOCAB", "DIM", "SEED"}),
+    "slow_reload": (set(), {n.name for n in NAMES if not n.is_constant}),
+    "huge_answers": (
+        {n.name for n in NAMES if not n.is_constant} - {"one_hot_mults", "nearest_by_cosine"},
+        {"one_hot_mults", "nearest_by_cosine"},
+    ),
 }
+FUNCTIONS = {n.name for n in NAMES if not n.is_constant}
 TOKEN = "tok-4f1e9b0c7d"  # in the grader's environment: must never reach any output
 
 
@@ -166,7 +173,7 @@ def check_blame(report: Report, must: set[str], may: set[str]) -> None:
         assert c.ok or set(c.caused_by) & allowed, (c.id, c.message)
     # Every function that is not attacked and not calling an attacked one still counts.
     passed = {c.function for c in report.checks if c.status is Status.PASS}
-    assert len(passed) > 10 or must & {"imports"}, detail
+    assert len(passed) > 10 or must & {"imports"} or may >= FUNCTIONS, detail
 
 
 def secret_file() -> Path:
@@ -218,6 +225,14 @@ def plant_host_files(name: str, monkeypatch: pytest.MonkeyPatch, mode: int = 0o6
         host.chmod(mode)
 
 
+def check_time_spent(report: Report) -> None:
+    """The whole submission stopped at its cap (10 time limits); what ran is graded."""
+    assert report.elapsed < 18, report.elapsed
+    codes = {c.code for c in report.checks}
+    assert "budget_spent" in codes, sorted(codes)
+    assert any(c.status is Status.PASS for c in report.checks)
+
+
 @pytest.mark.parametrize("name", sorted(ATTACKS))
 def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outside = Path("/tmp/embed-grader-hostile-outside.txt")
@@ -233,6 +248,8 @@ def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     check_host_files(name, report)
     if name == "swap_own_file":
         check_no_secret(report)
+    if name == "slow_reload":
+        check_time_spent(report)
     if name == "import_grader":
         [stdlib] = [c for c in report.checks if c.id == "imports.stdlib"]
         assert stdlib.status is Status.FAIL and "grader" in stdlib.message
@@ -246,7 +263,7 @@ def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     "name",
     ["files", "subprocesses", "fork_bomb", "signals", "import_grader", "hang", "swap_own_file"]
     + ["output_fifo", "output_environ", "output_classmate", "cleanup_link", "deep_tree"]
-    + ["forged_lines", "forged_loaded"],
+    + ["forged_lines", "forged_loaded", "slow_reload"],
 )
 def test_attack_in_bwrap(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outside = Path("/tmp/embed-grader-hostile-outside.txt")
@@ -260,6 +277,8 @@ def test_attack_in_bwrap(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     must, may = ATTACKS[name]
     check_blame(report, must, may)
     check_host_files(name, report)
+    if name == "slow_reload":
+        check_time_spent(report)
     assert not outside.exists()  # /tmp of the child is its own
     if name == "swap_own_file":
         check_no_secret(report)

@@ -220,3 +220,118 @@ def test_the_graders_environment_never_reaches_the_output(isolation: str, tmp_pa
         assert done.returncode == 0, done.stdout + done.stderr
         assert token not in done.stdout + done.stderr
         assert "EMBED_GRADER_FAKE_TOKEN" not in done.stdout + done.stderr
+
+
+def test_restarts_are_charged_to_the_function_that_forced_them(tmp_path: Path) -> None:
+    """dot leaves the child tainted on every call: the restarts (a slow import each)
+    use up dot's own time, its later calls are not run, and norm runs every call."""
+    module = tmp_path / "embed.py"
+    module.write_text(
+        "import math, sys, time\n"
+        "time.sleep(0.2)\n"
+        "def dot(a, b):\n"
+        "    sys.setrecursionlimit(sys.getrecursionlimit() + 1)\n"
+        "    return math.fsum(x * y for x, y in zip(a, b))\n"
+        "def norm(v):\n"
+        "    return math.sqrt(math.fsum(x * x for x in v))\n"
+    )
+    calls = []
+    for i in range(60):
+        calls.append(sandbox.Call(2 * i, "dot", ([1.0, 2.0], [3.0, 4.0])))
+        calls.append(sandbox.Call(2 * i + 1, "norm", ([3.0, 4.0],)))
+    start = time.monotonic()
+    with sandbox.Sandbox(module, names=("dot", "norm"), timeout=0.5, max_seconds=60) as box:
+        assert box.load().ok
+        out = box.run(calls)
+        restarts = box.restarts
+    elapsed = time.monotonic() - start
+    dots = [o for o in out if o.fn == "dot"]
+    norms = [o for o in out if o.fn == "norm"]
+    assert all(o.kind == "returned" and o.value == 5.0 for o in norms)
+    assert dots[0].kind == "returned" and dots[0].value == 11.0
+    spent = [o for o in dots if o.kind == "skipped"]
+    assert spent and all(o.why == "budget_fn" for o in spent)
+    # dot's budget is 4 time limits (2 s): about ten restarts of 0.2 s at most.
+    assert restarts <= 20, restarts
+    assert elapsed < 15, elapsed
+
+
+def test_the_time_cap_covers_restarts_and_spares_what_ran(tmp_path: Path) -> None:
+    """Every function taints; with a cap of 3 s the rest is "not run: time budget spent"."""
+    module = tmp_path / "embed.py"
+    module.write_text(attack("slow_reload"))
+    start = time.monotonic()
+    from grader import grade
+
+    report = grade(module, seed=2, check_reports=False, timeout=1.0, max_seconds=3.0)
+    elapsed = time.monotonic() - start
+    assert not report.grader_error
+    assert elapsed < 9, elapsed
+    spent = [c for c in report.checks if c.code == "budget_spent"]
+    assert spent and all(c.status.value == "timeout" for c in spent)
+    assert any(c.status.value == "pass" for c in report.checks)  # graded on what ran
+
+
+def test_max_seconds_option(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", str(REFERENCE), "--no-report", "--max-seconds", "0"],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--max-seconds" in done.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "batch", str(tmp_path), "--out", str(tmp_path / "o")]
+        + ["--max-seconds", "-1"],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--max-seconds" in done.stderr
+
+
+PEAK = (
+    "import json, resource, sys\n"
+    "from pathlib import Path\n"
+    "if sys.argv[1] == 'batch':\n"
+    "    from grader.batch import BatchOptions, run_batch\n"
+    "    opts = BatchOptions(seed=3, jobs=2, timeout=2.0, pool='thread')\n"
+    "    rows = run_batch(sys.argv[2], sys.argv[3], opts).rows\n"
+    "    error = [r.detail for r in rows if r.status == 'grader error']\n"
+    "else:\n"
+    "    from grader import grade\n"
+    "    r = grade(sys.argv[2], seed=3, check_reports=False, timeout=2.0, isolation=sys.argv[1])\n"
+    "    error = r.grader_error\n"
+    "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+    "print(json.dumps({'peak': peak, 'error': error}))\n"
+)
+
+
+@pytest.mark.parametrize("mode", ["process", "bwrap", "batch"])
+def test_the_parents_memory_stays_bounded(mode: str, tmp_path: Path) -> None:
+    """Every function returns one shared list of 4 million floats (norm also writes a
+    20 MB line of its own): the grader's peak memory stays far under 500 MB."""
+    if mode == "bwrap" and sandbox.bwrap_problem():
+        pytest.skip("bubblewrap cannot run here")
+    text = attack("huge_answers")
+    if mode == "batch":
+        for who in ("ann", "ben"):
+            (tmp_path / "class" / who).mkdir(parents=True)
+            (tmp_path / "class" / who / "embed.py").write_text(text)
+        args = [str(tmp_path / "class"), str(tmp_path / "out")]
+    else:
+        (tmp_path / "embed.py").write_text(text)
+        args = [str(tmp_path / "embed.py")]
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, mode, *args],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not said["error"], said
+    assert said["peak"] < 500 << 20, said["peak"] >> 20
