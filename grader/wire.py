@@ -20,6 +20,7 @@ from typing import Any
 
 MAX_DEPTH = 16  # containers in one decoded value (the child cuts at 8)
 MAX_INT_BITS = 10_064  # the child cuts ints of more than 10,000 bits
+MAX_INT_DIGITS = 3_100  # decimal digits of the largest such int, and a little more
 MAX_TEXT = 4_000  # characters kept of a message, a traceback, a name
 MAX_NAMES = 64  # third-party names kept
 MAX_MULTS = 1 << 62
@@ -132,10 +133,18 @@ def _tag(obj: dict[str, Any]) -> Any:
     raise OffProtocol("unknown tag")
 
 
+def _int(text: str) -> int:
+    # Long digit strings take quadratic time to convert (Python 3.10 has no limit of
+    # its own): past what MAX_INT_BITS allows they are refused unread.
+    if len(text) > MAX_INT_DIGITS:
+        raise OffProtocol("an int too large")
+    return int(text)
+
+
 def decode(line: bytes | str) -> Any:
     """One protocol line to plain Python data; OffProtocol when it is not JSON of the protocol."""
     try:
-        return json.loads(line, object_hook=_tag)
+        return json.loads(line, object_hook=_tag, parse_int=_int)
     except RecursionError:
         raise OffProtocol("nested too deeply") from None
     except OffProtocol:
