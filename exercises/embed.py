@@ -60,7 +60,8 @@ def shape(matrix):
     """Return the tuple (rows, cells) of a table given as a list of rows.
 
     cells is the length of every row.  [] gives (0, 0) and [[]] gives (1, 0).
-    Rows of different lengths raise ValueError.  The table is not changed.
+    A ragged table (rows of different lengths) raises ValueError.  The table
+    is not changed.
     """
     raise NotImplementedError
 
@@ -74,11 +75,14 @@ def param_count(vocab, dim):
 
 
 def lookup(table, ids):
-    """Return a list with a copy of the row of each id in ids, in order.
+    """Return a list with the row of each id in ids, in order.
 
     The same id always gives the same values, wherever it appears; [] gives [].
-    An id outside 0..len(table)-1 raises IndexError, and that includes
-    negative ids (they are not counted from the end).  The table is not changed.
+    An id outside 0..len(table)-1 raises IndexError, negative ids too.
+    (Python's own indexing would count them from the end.)  The table is
+    not changed; returning copies (list(row)) keeps it safe.  Whether
+    lookup returns copies or the table's own row objects is left open and
+    not graded.
     """
     raise NotImplementedError
 
@@ -89,7 +93,8 @@ def lookup(table, ids):
 def one_hot(token_id, vocab):
     """Return a list of vocab floats: 1.0 at index token_id, 0.0 elsewhere.
 
-    token_id is expected in 0..vocab-1; other ids are outside the contract.
+    What one_hot does with a token_id outside 0..vocab-1 is left open and
+    not graded.
     """
     raise NotImplementedError
 
@@ -98,8 +103,9 @@ def row_times_matrix(vec, matrix):
     """Return the row vector vec (length V) times the V x d matrix (length d).
 
     out[c] = sum(vec[r] * matrix[r][c] for r in range(V)), for any vec, not
-    only one-hots.  A ragged matrix, or a vec whose length is not the number
-    of rows, raises ValueError.  Neither argument is changed.
+    only one-hots.  A ragged table (rows of different lengths) raises
+    ValueError.  A vec whose length is not the number of rows raises
+    ValueError.  Neither argument is changed.
     """
     raise NotImplementedError
 
@@ -108,8 +114,8 @@ def lookup_via_one_hot(table, ids):
     """Return the rows of ids, each computed as one_hot(id) times the table.
 
     The values equal lookup(table, ids) exactly, but every row really comes
-    from row_times_matrix, at vocab * dim multiplications per id.  Ids out of
-    range (negative ones too) raise IndexError, as in lookup; [] gives [].
+    from row_times_matrix, at vocab * dim multiplications per id; [] gives [].
+    An id outside 0..len(table)-1 raises IndexError, negative ids too.
     """
     raise NotImplementedError
 
@@ -131,7 +137,8 @@ def logits(table, hidden):
 
     The input table itself scores the vocabulary (weight tying): the result
     has len(table) floats.  A hidden vector whose length is not the width of
-    the table, or a ragged table, raises ValueError.
+    the table raises ValueError.  A ragged table (rows of different lengths)
+    raises ValueError.
     """
     raise NotImplementedError
 
@@ -172,8 +179,8 @@ def vocab_growth(vocab, dim, factor):
 def dot(a, b):
     """Return the dot product of two vectors: the sum of a[i] * b[i].
 
-    a and b have the same length (other lengths are outside the contract).
-    dot([], []) is 0.0.
+    a and b have the same length; dot([], []) is 0.0.  What dot does with
+    vectors of different lengths is left open and not graded.
     """
     raise NotImplementedError
 
@@ -196,7 +203,7 @@ def stretch(table, token_id, factor):
     """Return a new table whose row token_id is multiplied by factor.
 
     Every other row is copied unchanged; the given table is never modified.
-    A token_id outside 0..len(table)-1 (negative too) raises IndexError.
+    A token_id outside 0..len(table)-1 raises IndexError, negative too.
     """
     raise NotImplementedError
 
@@ -205,9 +212,9 @@ def nearest_by_cosine(table, token_id, k):
     """Return the indices of the k rows most similar to row token_id by cosine.
 
     Best first; token_id itself is left out, and exactly equal scores put
-    the smaller index first.  k is at most len(table) - 1.  A token_id
-    outside 0..len(table)-1 (negative too) raises IndexError.  The table
-    is not changed.
+    the smaller index first.  A token_id outside 0..len(table)-1 raises
+    IndexError, negative too.  What happens when k is larger than
+    len(table) - 1 is left open and not graded.  The table is not changed.
     """
     raise NotImplementedError
 
@@ -216,9 +223,9 @@ def nearest_by_dot(table, token_id, k):
     """Return the indices of the k rows whose dot product with row token_id is largest.
 
     Best first; token_id itself is left out, and exactly equal scores put
-    the smaller index first.  k is at most len(table) - 1.  A token_id
-    outside 0..len(table)-1 (negative too) raises IndexError.  The table
-    is not changed.
+    the smaller index first.  A token_id outside 0..len(table)-1 raises
+    IndexError, negative too.  What happens when k is larger than
+    len(table) - 1 is left open and not graded.  The table is not changed.
     """
     raise NotImplementedError
 
@@ -237,9 +244,9 @@ def rms(vec):
 def scaled_lookup(table, ids, dim):
     """Return lookup(table, ids) with every value multiplied by math.sqrt(dim).
 
-    Lengths and rms grow by sqrt(dim), cosines stay the same.  Ids out of
-    range (negative ones too) raise IndexError, as in lookup.  The table is
-    not changed.
+    Lengths and rms grow by sqrt(dim), cosines stay the same.  An id outside
+    0..len(table)-1 raises IndexError, negative ids too.  The table is not
+    changed.
     """
     raise NotImplementedError
 

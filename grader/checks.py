@@ -224,6 +224,27 @@ def _rtm_one_hot(rng: random.Random) -> list[Case]:
     return out
 
 
+@check("row_times_matrix", "length")
+def _rtm_length(rng: random.Random) -> list[Case]:
+    """A vector one entry too long or too short (and further off) for the matrix."""
+    out = []
+    for t in _tables(rng)[:5]:
+        v = len(t)
+        for n in sorted({v - 1, v + 1, v + rng.randint(2, 4)} - {v}):
+            if n >= 0:
+                out.append(Case("row_times_matrix", (gen.vector(rng, n), t), Raises("ValueError")))
+    return sorted(out, key=lambda c: gen.sizes(c.args))
+
+
+@check("row_times_matrix", "ragged")
+def _rtm_ragged(rng: random.Random) -> list[Case]:
+    """A ragged matrix with a vector as long as it has rows: only the rows are wrong."""
+    return [
+        Case("row_times_matrix", (gen.vector(rng, len(t)), t), Raises("ValueError"))
+        for t in gen.ragged_tables(rng)
+    ]
+
+
 @check("lookup_via_one_hot", "values", weight=2)
 def _lvoh(rng: random.Random) -> list[Case]:
     out = []
@@ -245,10 +266,9 @@ def _lvoh_mults(rng: random.Random) -> list[Case]:
     return out
 
 
-@check("lookup_via_one_hot", "out_of_range", advisory=True)
+@check("lookup_via_one_hot", "out_of_range")
 def _lvoh_oor(rng: random.Random) -> list[Case]:
-    t = gen.table(rng, 3, 2)
-    return [Case("lookup_via_one_hot", (t, [bad]), Open("open.out_of_range")) for bad in (3, -1)]
+    return _out_of_range(rng, "lookup_via_one_hot")
 
 
 @check("one_hot_mults", "values")
@@ -287,6 +307,15 @@ def _logits_width(rng: random.Random) -> list[Case]:
             if n >= 0:
                 out.append(Case("logits", (t, gen.vector(rng, n)), Raises("ValueError")))
     return sorted(out, key=lambda c: gen.sizes(c.args))
+
+
+@check("logits", "ragged")
+def _logits_ragged(rng: random.Random) -> list[Case]:
+    """A ragged table with a hidden vector as wide as its first row."""
+    return [
+        Case("logits", (t, gen.vector(rng, len(t[0]))), Raises("ValueError"))
+        for t in gen.ragged_tables(rng)
+    ]
 
 
 # Step 5 ------------------------------------------------------------------------------
@@ -373,6 +402,41 @@ def _stretch(rng: random.Random) -> list[Case]:
         f = factors[i % len(factors)]
         out.append(ret("stretch", (t, token, f), oracle.stretch(t, token, f)))
     return out
+
+
+def _token_out_of_range(
+    rng: random.Random, fn: str, extra: Callable[[gen.Table], tuple[Any, ...]]
+) -> list[Case]:
+    """A token_id just outside the table (-1 and V) and, on one table, further out.
+
+    Few cases on purpose: stretch is called once per case, and a module that leaves
+    something behind after each call costs a restart of its child for every one.
+    """
+    out = []
+    for i, t in enumerate(_tables(rng)[:4]):
+        bad = gen.out_of_range_ids(rng, len(t)) if i == 3 else [-1, len(t)]
+        for token_id in bad:
+            out.append(Case(fn, (t, token_id) + extra(t), Raises("IndexError")))
+    return sorted(out, key=lambda c: gen.sizes(c.args))
+
+
+@check("stretch", "out_of_range")
+def _stretch_oor(rng: random.Random) -> list[Case]:
+    return _token_out_of_range(rng, "stretch", lambda t: (rng.choice((2.0, 0.5, -3.0)),))
+
+
+def _legal_k(t: gen.Table) -> tuple[int]:
+    return (min(1, len(t) - 1),)
+
+
+@check("nearest_by_cosine", "out_of_range")
+def _ncos_oor(rng: random.Random) -> list[Case]:
+    return _token_out_of_range(rng, "nearest_by_cosine", _legal_k)
+
+
+@check("nearest_by_dot", "out_of_range")
+def _ndot_oor(rng: random.Random) -> list[Case]:
+    return _token_out_of_range(rng, "nearest_by_dot", _legal_k)
 
 
 def _ranking_cases(rng: random.Random, fn: str, by: str, ties: bool) -> list[Case]:

@@ -40,6 +40,8 @@ def one_hot(token_id, vocab):
 
 
 def row_times_matrix(vec, matrix):
+    if len(vec) != shape(matrix)[0]:
+        raise ValueError("the vector needs one entry per row of the matrix")
     return [sum(v * x for v, x in zip(vec, column)) for column in zip(*matrix)]
 
 
@@ -94,17 +96,20 @@ def cosine(a, b):
 
 
 def stretch(table, token_id, factor):
+    _valid(table, [token_id])
     return [[x * factor for x in row] if i == token_id else list(row)
             for i, row in enumerate(table)]
 
 
 def nearest_by_cosine(table, token_id, k):
+    _valid(table, [token_id])
     probe = table[token_id]
     scored = [(-cosine(probe, row), i) for i, row in enumerate(table) if i != token_id]
     return [i for _, i in sorted(scored)[:k]]
 
 
 def nearest_by_dot(table, token_id, k):
+    _valid(table, [token_id])
     probe = table[token_id]
     scored = [(-dot(probe, row), i) for i, row in enumerate(table) if i != token_id]
     return [i for _, i in sorted(scored)[:k]]

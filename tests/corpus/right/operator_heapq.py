@@ -97,13 +97,14 @@ def cosine(a, b):
 
 
 def stretch(table, token_id, factor):
+    lookup(table, [token_id])  # only for the range check
     new = [list(row) for row in table]
     new[token_id] = list(map(functools.partial(operator.mul, factor), table[token_id]))
     return new
 
 
 def _nearest(table, token_id, k, score):
-    probe = table[token_id]
+    (probe,) = lookup(table, [token_id])
     candidates = (i for i in range(len(table)) if i != token_id)
     return heapq.nsmallest(k, candidates, key=lambda i: (-score(probe, table[i]), i))
 

@@ -134,6 +134,8 @@ def cosine(a, b):
 
 
 def stretch(table, token_id, factor):
+    if token_id < 0 or token_id >= len(table):
+        raise IndexError("id %r is not in the table" % (token_id,))
     new_table = []
     for i in range(len(table)):
         row = []
@@ -147,6 +149,8 @@ def stretch(table, token_id, factor):
 
 
 def _best(table, token_id, k, score):
+    if token_id < 0 or token_id >= len(table):
+        raise IndexError("id %r is not in the table" % (token_id,))
     chosen = []  # (index, value), best first
     probe = table[token_id]
     for index in range(len(table)):

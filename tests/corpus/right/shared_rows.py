@@ -113,21 +113,28 @@ def cosine(a, b):
     return dot(a, b) / n
 
 
+def _probe(table, token_id):
+    if token_id < 0:
+        raise IndexError("negative id")
+    return table[token_id]  # past the end the list index raises IndexError itself
+
+
 def stretch(table, token_id, factor):
+    _probe(table, token_id)
     new_table = list(table)  # the other rows are shared and never written
     new_table[token_id] = [x * factor for x in table[token_id]]
     return new_table
 
 
 def nearest_by_cosine(table, token_id, k):
-    probe = table[token_id]
+    probe = _probe(table, token_id)
     order = sorted(range(len(table)), key=lambda i: (-cosine(probe, table[i]), i))
     order.remove(token_id)
     return order[:k]
 
 
 def nearest_by_dot(table, token_id, k):
-    probe = table[token_id]
+    probe = _probe(table, token_id)
     order = sorted(range(len(table)), key=lambda i: (-dot(probe, table[i]), i))
     order.remove(token_id)
     return order[:k]

@@ -118,12 +118,16 @@ def stretch(table, token_id, factor):
 
 
 def nearest_by_cosine(table, token_id, k):
+    if not 0 <= token_id < len(table):
+        raise IndexError("id outside the table")
     probe = table[token_id]
     scores = {i: cosine(probe, row) for i, row in enumerate(table) if i != token_id}
     return sorted(scores, key=lambda i: (-scores[i], i))[:k]
 
 
 def nearest_by_dot(table, token_id, k):
+    if not 0 <= token_id < len(table):
+        raise IndexError("id outside the table")
     probe = table[token_id]
     scores = {i: dot(probe, row) for i, row in enumerate(table) if i != token_id}
     return sorted(scores, key=lambda i: (-scores[i], i))[:k]

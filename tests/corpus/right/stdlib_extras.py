@@ -94,12 +94,16 @@ def cosine(a, b):
 
 
 def stretch(table, token_id, factor):
+    if token_id not in range(len(table)):
+        raise IndexError("an id is outside the vocabulary")
     new = copy.deepcopy(table)
     new[token_id] = [x * factor for x in new[token_id]]
     return new
 
 
 def _best(table, token_id, k, score):
+    if token_id not in range(len(table)):
+        raise IndexError("an id is outside the vocabulary")
     probe = table[token_id]
     kept = []  # sorted (-score, index) pairs, at most k of them
     for i, row in enumerate(table):
