@@ -9,6 +9,7 @@ the mistake.
 from __future__ import annotations
 
 import functools
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,11 +45,19 @@ class Ranks:
 
 @dataclass(frozen=True)
 class Multiplies:
-    """The call must return ``value`` and do at least ``at_least`` multiplications."""
+    """The call must return ``value``, which only a real product gives.
+
+    The table holds an infinity in every column, each in a row that no id selects
+    (``probes``: their (row, column) places).  Multiplying it by the one-hot's 0.0
+    gives nan, so every column of a real product is nan, however it is summed; a
+    lookup, or a product that skips the zeros, stays finite.  ``at_least`` is the
+    number of multiplications a real product makes; it only shapes the message.
+    """
 
     kind: Answer
     value: Any
     at_least: int
+    probes: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -256,14 +265,28 @@ def _lvoh(rng: random.Random) -> list[Case]:
 
 @check("lookup_via_one_hot", "multiplies")
 def _lvoh_mults(rng: random.Random) -> list[Case]:
+    """Every product of the one-hot row with the table must reach the answer.
+
+    For each table, one case per other row: case j puts an infinity in column c of
+    row others[(j + c) % (V - 1)], so over the cases every cell outside the chosen
+    row is multiplied by 0.0 once where nothing else in its column can make the nan.
+    """
     out = []
     for t in _tables(rng)[2:6]:
-        ids = [rng.randrange(len(t)) for _ in range(2)]
-        # The product of a one-hot with a V x d table: V * d multiplications per id.
-        needed = oracle.one_hot_mults(len(t), len(t[0]), len(ids))
-        expect = Multiplies(Answer.MATRIX, oracle.lookup(t, ids), needed)
-        out.append(Case("lookup_via_one_hot", (t, ids), expect, count=(0,)))
-    return out
+        v, d = len(t), len(t[0])
+        chosen = rng.randrange(v)
+        others = [r for r in range(v) if r != chosen]
+        for j in range(len(others)):
+            probed = [list(row) for row in t]
+            probes = []
+            for c in range(d):
+                r = others[(j + c) % len(others)]
+                probed[r][c] = rng.choice((math.inf, -math.inf))
+                probes.append((r, c))
+            value = [oracle.row_times_matrix(oracle.one_hot(chosen, v), probed)]
+            expect = Multiplies(Answer.MATRIX, value, oracle.one_hot_mults(v, d, 1), tuple(probes))
+            out.append(Case("lookup_via_one_hot", (probed, [chosen]), expect, count=(0,)))
+    return sorted(out, key=lambda c: gen.sizes(c.args))
 
 
 @check("lookup_via_one_hot", "out_of_range")

@@ -151,6 +151,8 @@ def matrix_diff(
 
 
 def shape_diff(expected: tuple[int, int], got: Any, path: str = "") -> Mismatch | None:
+    if isinstance(got, Foreign) and got.base == "tuple":
+        got = got.value  # a tuple subclass, such as a named tuple, is a tuple
     if isinstance(got, list) and len(got) == 2 and list(expected) == got:
         return Mismatch(path, expected, got, "shape_list")
     if not isinstance(got, tuple):

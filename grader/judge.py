@@ -60,10 +60,7 @@ def judge(case: Case, outcome: Outcome, timeout: float = 3.0) -> Verdict | None:
         return _judge_ranking(case, expect, outcome.value)
     if outcome.kind == "returned" and isinstance(expect, (Returns, Multiplies)):
         # The common case, a right answer: settle it before building any text.
-        m = diff(expect.kind, expect.value, outcome.value)
-        if m is None and (
-            not isinstance(expect, Multiplies) or (outcome.mults or 0) >= expect.at_least
-        ):
+        if diff(expect.kind, expect.value, outcome.value) is None:
             return None
     base: dict[str, Any] = {"call": show.call(case.fn, case.args), "fn": case.fn}
     if outcome.kind == "timeout":
@@ -107,6 +104,8 @@ def judge(case: Case, outcome: Outcome, timeout: float = 3.0) -> Verdict | None:
         )
     assert isinstance(expect, (Returns, Multiplies))
     m = diff(expect.kind, expect.value, got)
+    if m is not None and isinstance(expect, Multiplies) and m.reason == "nan":
+        return _no_product(base, expect, m, outcome.mults)
     if m is not None:
         code = m.reason
         if m.reason == "value" and m.allowed is None:
@@ -119,11 +118,29 @@ def judge(case: Case, outcome: Outcome, timeout: float = 3.0) -> Verdict | None:
             dict(base, **_mismatch_params(m)),
             hints.guess(case.fn, case.args, got),
         )
-    if isinstance(expect, Multiplies) and (outcome.mults or 0) < expect.at_least:
-        return Verdict(
-            Status.FAIL, "no_mults", dict(base, mults=outcome.mults or 0, needed=expect.at_least)
-        )
     return None
+
+
+def _no_product(
+    base: dict[str, Any], expect: Multiplies, m: Mismatch, mults: int | None
+) -> Verdict:
+    """A finite value where the product gives nan: the infinity of that column was
+    never multiplied into the answer."""
+    column = int(m.path.rsplit("[", 1)[-1].rstrip("]")) if m.path else 0
+    row = next((r for r, c in expect.probes if c == column), -1)
+    params = dict(
+        base,
+        path=m.path,
+        got=show.short(m.got),
+        row=row,
+        column=column,
+        mults=mults or 0,
+        needed=expect.at_least,
+    )
+    # The count cannot fail anyone (a table copied with float() is not counted); it
+    # only tells apart a product that is done and then thrown away.
+    code = "no_product_counted" if (mults or 0) >= expect.at_least else "no_product"
+    return Verdict(Status.FAIL, code, params)
 
 
 def _judge_ranking(case: Case, expect: Ranks, got: Any) -> Verdict | None:

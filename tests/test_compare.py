@@ -87,6 +87,13 @@ def test_shape_must_be_a_tuple_of_ints():
     assert diff(Answer.SHAPE, (2, 3), (3, 2)) is not None
 
 
+def test_a_named_tuple_is_a_tuple_for_shape():
+    assert diff(Answer.SHAPE, (2, 3), Foreign("Shape", "tuple", (2, 3))) is None
+    assert diff(Answer.SHAPE, (2, 3), Foreign("Shape", "tuple", (3, 2))) is not None
+    assert diff(Answer.SHAPE, (2, 3), Foreign("Shape", "tuple", (2.0, 3))).reason == "int_type"
+    assert diff(Answer.SHAPE, (2, 3), Foreign("Rows", "list", [2, 3])).reason == "shape_type"
+
+
 def test_counts_need_every_key_as_an_int():
     want = oracle.vocab_growth(4, 3, 2)
     assert diff(Answer.COUNTS, want, dict(want, extra=1)) is None

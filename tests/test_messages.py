@@ -438,6 +438,7 @@ NOT_FAILURE_PREFIXES = (
     "status.",
     "idle.",
     "open.",
+    "rule.",
     "kind.",
     "page.",
     "report.kind.",

@@ -1,4 +1,5 @@
-# style: small helper classes; the contract functions delegate to them
+# style: small helper classes; the contract functions delegate to them; shape is a named tuple
+import collections
 import math
 import random
 
@@ -33,6 +34,9 @@ class Vector:
         return [x * factor for x in v]
 
 
+Shape = collections.namedtuple("Shape", "rows cells")
+
+
 class Table:
     """A read-only view of a list of rows."""
 
@@ -46,7 +50,7 @@ class Table:
         for row in self.rows:
             if len(row) != d:
                 raise ValueError("ragged table")
-        return (n, d)
+        return Shape(n, d)
 
     def check(self, token_id):
         if not 0 <= token_id < len(self.rows):

@@ -1,4 +1,4 @@
-# style: explicit index loops everywhere, a hand-written ordered insertion for the neighbours
+# style: explicit index loops everywhere, a float() copy of the table before the one-hot product, a hand-written ordered insertion for the neighbours
 import math
 import random
 
@@ -68,11 +68,20 @@ def row_times_matrix(vec, matrix):
 
 
 def lookup_via_one_hot(table, ids):
+    numbers = []  # a plain float copy of the table first
+    for row in table:
+        numbers.append([float(x) for x in row])
+    rows, cells = shape(numbers)
     out = []
     for token_id in ids:
-        if token_id < 0 or token_id >= len(table):
+        if token_id < 0 or token_id >= rows:
             raise IndexError("id %r is not in the vocabulary" % (token_id,))
-        out.append(row_times_matrix(one_hot(token_id, len(table)), table))
+        weights = one_hot(token_id, rows)
+        result = [0.0] * cells
+        for r in range(rows):
+            for c in range(cells):
+                result[c] += weights[r] * numbers[r][c]
+        out.append(result)
     return out
 
 
