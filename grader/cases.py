@@ -18,7 +18,23 @@ from grader.contract import CONSTANTS
 Table = list[list[float]]
 
 # Table shapes, small to large; the last is the exercise's own.
-SHAPES: tuple[tuple[int, int], ...] = ((1, 1), (2, 3), (3, 2), (5, 4), (8, 8), (13, 6), (33, 5))
+SHAPES: tuple[tuple[int, int], ...] = (
+    (1, 1),
+    (1, 4),
+    (4, 1),
+    (2, 3),
+    (3, 2),
+    (5, 4),
+    (8, 8),
+    (13, 6),
+    (33, 5),
+)
+# Magnitudes at which every equivalent formula stays finite: a norm near 1e-10 has a
+# square near 1e-20 and a product of two such squares near 1e-40, far above the
+# smallest normal float; 1e5 squared and multiplied stays far below the largest.
+TINY = 1e-10
+SMALL = 1e-6
+LARGE = 1e5
 REAL = (CONSTANTS["VOCAB"], CONSTANTS["DIM"])
 
 
@@ -119,3 +135,45 @@ def ragged_tables(rng: random.Random) -> list[Table]:
     d = table(rng, 5, 1)
     d[4].append(-0.25)
     return sorted([[[1.0, 2.0], [3.0]], [[], [1.0]], a, b, c, d], key=sizes)
+
+
+def scaled_vector(rng: random.Random, n: int, scale: float, positive: bool = False) -> list[float]:
+    """A vector of magnitude ``scale``; ``positive`` keeps every entry above zero, so
+    that a dot product with another positive vector adds without cancellation and its
+    rounding stays relative to its value."""
+    if positive:
+        return [scale * rng.uniform(0.5, 1.5) for _ in range(n)]
+    return [scale * rng.uniform(-1.5, 1.5) for _ in range(n)]
+
+
+def twin_table(rng: random.Random, rows: int, cells: int) -> tuple[Table, int, int]:
+    """A table with a row equal to another and a row that is a multiple of it.
+
+    Returns the table, the id of the later of the two equal rows and the id of the
+    multiple, so that a function acting on rows equal to the one it is given (instead
+    of on the id) is seen."""
+    t = table(rng, rows, cells)
+    a, b, c = sorted(rng.sample(range(rows), 3))
+    t[b] = list(t[a])
+    t[c] = [x * rng.choice((2.0, -0.5, 3.0)) for x in t[a]]
+    return t, b, c
+
+
+def near_tie_table(rng: random.Random, rows: int, cells: int, by: str) -> tuple[Table, int]:
+    """A table where two rows score a little apart against the probe: clearly more
+    than rounding noise (``oracle.close``), far less than a rounded score can see.
+
+    The later row gets the higher score, so that an order that treats the two as a
+    tie (and puts the smaller index first) is wrong."""
+    while True:
+        t = table(rng, rows, cells)
+        probe = rng.randrange(rows)
+        a, b = sorted(rng.sample([i for i in range(rows) if i != probe], 2))
+        c = max(range(cells), key=lambda i: abs(t[probe][i]))
+        t[b] = list(t[a])
+        step = 3e-8 if t[probe][c] > 0 else -3e-8
+        t[b][c] += step
+        s = oracle.scores(t, probe, by)
+        gap = s[b] - s[a]
+        if not oracle.close(s[a], s[b]) and 0 < gap < 1e-6:
+            return t, probe

@@ -135,6 +135,7 @@ def _make_table(rng: random.Random) -> list[Case]:
 def _shape(rng: random.Random) -> list[Case]:
     tables: list[gen.Table] = [[], [[]], [[], []], [[0.5]]]
     tables += [gen.table(rng, r, c) for r, c in gen.shapes(rng)]
+    tables.append(gen.real_table())
     return [ret("shape", (t,), (len(t), len(t[0]) if t else 0)) for t in tables]
 
 
@@ -167,9 +168,23 @@ def _lookup(rng: random.Random) -> list[Case]:
     out.insert(0, ret("lookup", (t, []), []))
     for i in (0, len(t) - 1, rng.randrange(len(t))):
         out.insert(1, ret("lookup", (t, [i]), oracle.lookup(t, [i])))
+    out.insert(0, ret("lookup", ([], []), []))
+    out += _by_index_cases(rng, "lookup", oracle.lookup)
     real = gen.real_table()
     ids = [137, 137, 0, len(real) - 1, rng.randrange(len(real))]
     out.append(ret("lookup", (real, ids), oracle.lookup(real, ids)))
+    return out
+
+
+def _by_index_cases(
+    rng: random.Random, fn: str, answer: Callable[..., Any], extra: tuple[Any, ...] = ()
+) -> list[Case]:
+    """Ids of a row that equals an earlier one and of a multiple of it: the rows of
+    those ids, not of the rows equal to them, must come back."""
+    t, twin, multiple = gen.twin_table(rng, 6, 3)
+    out = [ret(fn, (t, [twin]) + extra, answer(t, [twin], *extra))]
+    ids = [multiple, twin, twin]
+    out.append(ret(fn, (t, ids) + extra, answer(t, ids, *extra)))
     return out
 
 
@@ -221,6 +236,14 @@ def _rtm(rng: random.Random) -> list[Case]:
     t = _tables(rng)[4]
     zero = [0.0] * len(t)
     out.insert(1, ret("row_times_matrix", (zero, t), oracle.row_times_matrix(zero, t)))
+    out.insert(0, ret("row_times_matrix", ([], []), []))
+    for scale in (gen.TINY, gen.LARGE):
+        pos = [[abs(x) + 0.25 for x in row] for row in t]
+        vec = gen.scaled_vector(rng, len(pos), scale, positive=True)
+        out.append(ret("row_times_matrix", (vec, pos), oracle.row_times_matrix(vec, pos)))
+    real = gen.real_table()
+    vec = gen.vector(rng, len(real), spread=0.5)
+    out.append(ret("row_times_matrix", (vec, real), oracle.row_times_matrix(vec, real)))
     return out
 
 
@@ -260,6 +283,11 @@ def _lvoh(rng: random.Random) -> list[Case]:
     for t in _tables(rng):
         ids = gen.ids_for(rng, len(t), rng.randint(0, 3))
         out.append(ret("lookup_via_one_hot", (t, ids), oracle.lookup(t, ids)))
+    out.insert(0, ret("lookup_via_one_hot", (_tables(rng)[3], []), []))
+    out.insert(0, ret("lookup_via_one_hot", ([], []), []))
+    out += _by_index_cases(rng, "lookup_via_one_hot", oracle.lookup)
+    real = gen.real_table()
+    out.append(ret("lookup_via_one_hot", (real, [137]), oracle.lookup(real, [137])))
     return out
 
 
@@ -315,6 +343,12 @@ def _logits(rng: random.Random) -> list[Case]:
     out.insert(2, ret("logits", (t, own), oracle.logits(t, own)))
     zero = [0.0] * len(t[0])
     out.insert(3, ret("logits", (t, zero), oracle.logits(t, zero)))
+    out.insert(0, ret("logits", ([[], []], []), [0.0, 0.0]))
+    out.insert(0, ret("logits", ([], []), []))
+    for scale in (gen.TINY, gen.LARGE):
+        pos = [[abs(x) + 0.25 for x in row] for row in t]
+        hidden = gen.scaled_vector(rng, len(pos[0]), scale, positive=True)
+        out.append(ret("logits", (pos, hidden), oracle.logits(pos, hidden)))
     real = gen.real_table()
     probe = list(real[137])
     out.append(ret("logits", (real, probe), oracle.logits(real, probe)))
@@ -387,12 +421,23 @@ def _dot(rng: random.Random) -> list[Case]:
     out = [ret("dot", ([], []), 0.0), ret("dot", ([2.0, -1.0], [0.5, 4.0]), -3.0)]
     for a, b in _vector_pairs(rng):
         out.append(ret("dot", (a, b), oracle.dot(a, b)))
+    for scale in (gen.TINY, gen.SMALL, gen.LARGE):
+        a, b = (gen.scaled_vector(rng, 6, scale, positive=True) for _ in range(2))
+        out.append(ret("dot", (a, b), oracle.dot(a, b)))
     return out
+
+
+def _magnitudes(rng: random.Random) -> list[list[float]]:
+    """Vectors near 1e-10, 1e-6 and 1e5 (signs mixed): small norms are not zero."""
+    return [
+        gen.scaled_vector(rng, n, s) for n, s in ((3, gen.TINY), (5, gen.SMALL), (4, gen.LARGE))
+    ]
 
 
 @check("norm", "values")
 def _norm(rng: random.Random) -> list[Case]:
     vecs = [[], [0.0, 0.0], [3.0, 4.0], [-2.0]] + [a for a, _ in _vector_pairs(rng)]
+    vecs += _magnitudes(rng)
     return [ret("norm", (v,), oracle.norm(v)) for v in vecs]
 
 
@@ -404,6 +449,10 @@ def _cosine(rng: random.Random) -> list[Case]:
     a = gen.vector(rng, 5)
     for b in ([x * 2.5 for x in a], [-x for x in a]):
         out.append(ret("cosine", (a, b), oracle.cosine(a, b)))
+    for a in _magnitudes(rng):
+        for scale in (gen.TINY, 1.0, gen.LARGE):
+            b = gen.scaled_vector(rng, len(a), scale)
+            out.append(ret("cosine", (a, b), oracle.cosine(a, b)))
     tea, coffee = [0.9, 0.2, -0.1], [0.8, 0.3, 0.0]
     out.insert(0, ret("cosine", (tea, coffee), oracle.cosine(tea, coffee)))
     return out
@@ -420,26 +469,33 @@ def _cosine_zero(rng: random.Random) -> list[Case]:
 def _stretch(rng: random.Random) -> list[Case]:
     out = []
     factors = [4.0, 0.0, -1.5, 1.0, 2.5, 0.5, 3.0, 10.0]
-    for i, t in enumerate(_tables(rng)):
+    # The fixed shapes only: every stretch call of a module that leaves something
+    # behind costs a restart of its child.
+    shapes = ((1, 1), (1, 4), (4, 1), (3, 2), (8, 8))
+    for i, t in enumerate(gen.table(rng, r, c) for r, c in shapes):
         token = rng.choice((0, len(t) - 1, rng.randrange(len(t))))
         f = factors[i % len(factors)]
         out.append(ret("stretch", (t, token, f), oracle.stretch(t, token, f)))
+    t, twin, _ = gen.twin_table(rng, 6, 3)
+    out.append(ret("stretch", (t, twin, 4.0), oracle.stretch(t, twin, 4.0)))
+    real = gen.real_table()
+    out.append(ret("stretch", (real, 137, 4.0), oracle.stretch(real, 137, 4.0)))
     return out
 
 
 def _token_out_of_range(
     rng: random.Random, fn: str, extra: Callable[[gen.Table], tuple[Any, ...]]
 ) -> list[Case]:
-    """A token_id just outside the table (-1 and V) and, on one table, further out.
+    """A token_id just outside the table: -1 and V.
 
     Few cases on purpose: stretch is called once per case, and a module that leaves
     something behind after each call costs a restart of its child for every one.
     """
-    out = []
-    for i, t in enumerate(_tables(rng)[:4]):
-        bad = gen.out_of_range_ids(rng, len(t)) if i == 3 else [-1, len(t)]
-        for token_id in bad:
-            out.append(Case(fn, (t, token_id) + extra(t), Raises("IndexError")))
+    one = gen.table(rng, 1, 1)
+    out = [Case(fn, (one, -1) + extra(one), Raises("IndexError"))]
+    t = gen.table(rng, 3, 2)
+    for token_id in (-1, len(t)):
+        out.append(Case(fn, (t, token_id) + extra(t), Raises("IndexError")))
     return sorted(out, key=lambda c: gen.sizes(c.args))
 
 
@@ -465,8 +521,8 @@ def _ndot_oor(rng: random.Random) -> list[Case]:
 def _ranking_cases(rng: random.Random, fn: str, by: str, ties: bool) -> list[Case]:
     out = []
     for r, c in gen.shapes(rng):
-        if r < 2:
-            continue
+        if r < 2 or (c == 1 and not ties):
+            continue  # one column: every cosine is 1, -1 or 0, so it belongs to the ties
         if ties:
             t, probe = gen.tie_table(rng, max(r, 5), c)
         else:
@@ -484,6 +540,10 @@ def _ranking_cases(rng: random.Random, fn: str, by: str, ties: bool) -> list[Cas
         t[probe] = [0.0, 0.0, 0.0]  # a probe without direction: every score ties
         out.insert(0, Case(fn, (t, probe, 5), Ranks(by, 5)))
         out.insert(0, Case(fn, ([[1.0], [2.0]], 0, 0), Ranks(by, 0)))
+        out.insert(0, Case(fn, ([[rng.uniform(-1, 1)]], 0, 0), Ranks(by, 0)))
+        for r, c in ((3, 2), (5, 4), (8, 8)):
+            t, probe = gen.near_tie_table(rng, r, c, by)
+            out.append(Case(fn, (t, probe, len(t) - 1), Ranks(by, len(t) - 1)))
     return out
 
 
@@ -525,6 +585,7 @@ def _ndot_k(rng: random.Random) -> list[Case]:
 @check("rms", "values")
 def _rms(rng: random.Random) -> list[Case]:
     vecs = [[], [2.0], [3.0, -4.0], [0.0, 0.0, 0.0]] + [a for a, _ in _vector_pairs(rng)]
+    vecs += _magnitudes(rng)
     return [ret("rms", (v,), oracle.rms(v)) for v in vecs]
 
 
@@ -535,6 +596,9 @@ def _scaled(rng: random.Random) -> list[Case]:
         ids = gen.ids_for(rng, len(t), rng.randint(0, 3))
         d = len(t[0])
         out.append(ret("scaled_lookup", (t, ids, d), oracle.scaled_lookup(t, ids, d)))
+    out.insert(0, ret("scaled_lookup", (_tables(rng)[3], [], 4), []))
+    out.insert(0, ret("scaled_lookup", ([], [], 4), []))
+    out += _by_index_cases(rng, "scaled_lookup", oracle.scaled_lookup, (9,))
     real = gen.real_table()
     ids = [137, 0]
     out.append(ret("scaled_lookup", (real, ids, 64), oracle.scaled_lookup(real, ids, 64)))
