@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -233,9 +235,37 @@ def check_time_spent(report: Report) -> None:
     assert any(c.status is Status.PASS for c in report.checks)
 
 
+OUTSIDE = Path("/tmp/embed-grader-hostile-outside.txt")  # what tests/hostile/files.py writes
+
+
+@contextmanager
+def outside_file(name: str) -> Iterator[Path]:
+    """The file the ``files`` attack writes outside its folder, held by one test at a time.
+
+    Tests run in parallel workers: without the lock, the process-mode run (where the
+    write succeeds, a documented limit) could make the bubblewrap run look escaped.
+    """
+    if name != "files":
+        yield OUTSIDE
+        return
+    import fcntl
+
+    with open(os.path.join(tempfile.gettempdir(), "embed-grader-hostile.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        OUTSIDE.unlink(missing_ok=True)
+        try:
+            yield OUTSIDE
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.mark.parametrize("name", sorted(ATTACKS))
 def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    outside = Path("/tmp/embed-grader-hostile-outside.txt")
+    with outside_file(name) as outside:
+        attack(name, tmp_path, monkeypatch, outside)
+
+
+def attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside: Path) -> None:
     secret = secret_file() if name == "swap_own_file" else None
     plant_host_files(name, monkeypatch)
     try:
@@ -266,8 +296,13 @@ def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     + ["forged_lines", "forged_loaded", "slow_reload"],
 )
 def test_attack_in_bwrap(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    outside = Path("/tmp/embed-grader-hostile-outside.txt")
-    outside.unlink(missing_ok=True)
+    with outside_file(name) as outside:
+        attack_in_bwrap(name, tmp_path, monkeypatch, outside)
+
+
+def attack_in_bwrap(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside: Path
+) -> None:
     secret = secret_file()
     plant_host_files(name, monkeypatch)
     try:
@@ -279,7 +314,8 @@ def test_attack_in_bwrap(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     check_host_files(name, report)
     if name == "slow_reload":
         check_time_spent(report)
-    assert not outside.exists()  # /tmp of the child is its own
+    if name == "files":
+        assert not outside.exists()  # /tmp of the child is its own
     if name == "swap_own_file":
         check_no_secret(report)
 
