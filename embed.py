@@ -484,7 +484,10 @@ def write_report(outdir="."):
     Both files go into outdir, which is created when missing; existing files
     are replaced.  The JSON holds the fields of measure() in their order; the
     markdown has five sections whose prose states each figure next to its key.
-    Returns the fields.
+    Returns the fields.  The grader calls it with a fresh folder and grades what
+    it writes there; every figure must be what the functions above return, and
+    the files must come out the same on every run (hand in the ones that
+    `python embed.py` writes).
     """
     fields = measure()
     os.makedirs(outdir, exist_ok=True)

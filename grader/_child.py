@@ -21,6 +21,7 @@ import math
 import operator
 import os
 import signal
+import stat
 import sys
 import time
 import types
@@ -60,6 +61,21 @@ _MULTS = [0]
 _write = os.write
 _truncate = os.ftruncate
 _seek = os.lseek
+_open = os.open
+_read = os.read
+_fstat = os.fstat
+_close = os.close
+_mkdir = os.mkdir
+_ISREG = stat.S_ISREG
+_ISDIR = stat.S_ISDIR
+_ISLNK = stat.S_ISLNK
+_lstat = os.lstat
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+)
 _perf = time.perf_counter
 _array = array.array
 _b2a = binascii.b2a_base64
@@ -324,6 +340,7 @@ def describe(exc):
 
 
 _STUDENT_FILE = [None]
+_HOME = ["."]  # the child's working folder, taken before any student code runs
 
 
 def _student_frame(exc):
@@ -709,6 +726,25 @@ def _traceback(exc, path):
     return text
 
 
+def _student_traceback(exc, path):
+    """The traceback from the student's first frame on, without this file's frames."""
+    try:
+        import traceback
+
+        own = _traced.__code__.co_filename
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != own]
+        while frames and frames[0].filename != path:
+            del frames[0]
+        text = "Traceback (most recent call last):\n"
+        text += "".join(traceback.format_list(frames))
+        text += "".join(traceback.format_exception_only(type(exc), exc))
+    except BaseException:
+        return ""
+    if len(text) > MAX_TRACEBACK:
+        text = "...\n" + text[-MAX_TRACEBACK:]
+    return text
+
+
 class Child(object):
     def __init__(self, reader, out_fd):
         self.reader = reader
@@ -923,9 +959,97 @@ class Child(object):
             del line
             self.write(data)
 
+    def report(self, msg):
+        """Run the module's report writer into a fresh folder and send back its files.
+
+        The files are read here (never through a link, at most max_bytes + 1 bytes
+        each) and travel as base64, so the parent never opens anything the student's
+        code could have replaced.
+        """
+        name = msg["dir"]
+        if type(name) is not str or "/" in name or name in ("", ".", ".."):
+            raise ValueError("dir must be a plain name")
+        folder = _HOME[0] + "/" + name  # inside the child's own folder, wherever it is
+        names = msg["files"]
+        limit = int(msg["max_bytes"])
+        fn = self.globals.get(msg["fn"]) if self.globals is not None else None
+        files: dict = {}
+        answer = {"op": "reported", "ok": False, "absent": None, "files": files}
+        if fn is None:
+            answer["absent"] = "missing"
+            self.send(answer)
+            return
+        if not callable(fn):
+            answer["absent"] = "not callable"
+            self.send(answer)
+            return
+        del _TRACE[:]
+        error = None
+        start = _perf()
+        try:
+            _mkdir(folder, 0o700)
+            fn(folder)
+        except BaseException as exc:
+            error = exc
+        elapsed = _perf() - start
+        _flush()
+        try:
+            _truncate(1, 0)  # what the writer printed is not kept
+            _seek(1, 0, 0)
+        except BaseException:
+            pass
+        answer["elapsed"] = elapsed
+        answer["called"] = list(_TRACE)
+        if error is not None:
+            answer["raised"] = describe(error)
+            answer["traceback"] = _student_traceback(error, _STUDENT_FILE[0])
+            del error
+        else:
+            answer["ok"] = True
+            for name in names:
+                files[name] = _written(folder + "/" + name, limit)
+        self.send(answer)
+
 
 # Modules whose contents a call must not change: patching them would change later calls.
 _WATCHED = ("builtins", "math", "random", "json", "operator", "itertools", "functools", "sys")
+
+
+def _written(path, limit):
+    """{"state": "file", "size": N, "v": BASE64 of at most limit + 1 bytes}, or why not."""
+    try:
+        fd = _open(path, _READ_FLAGS)
+    except BaseException:
+        try:
+            mode = _lstat(path).st_mode
+        except BaseException:
+            return {"state": "missing"}
+        if _ISLNK(mode):
+            return {"state": "link"}
+        if _ISDIR(mode):
+            return {"state": "directory"}
+        return {"state": "unreadable"}
+    try:
+        info = _fstat(fd)
+        if _ISDIR(info.st_mode):
+            return {"state": "directory"}
+        if not _ISREG(info.st_mode):
+            return {"state": "special"}
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            chunk = _read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        size = info.st_size if info.st_size > len(data) else len(data)
+        return {"state": "file", "size": size, "v": _b2a(data, newline=False).decode("ascii")}
+    except BaseException:
+        return {"state": "unreadable"}
+    finally:
+        _close(fd)
 
 
 def _NAME_OF_MODULE(m):
@@ -977,6 +1101,7 @@ def _become_user():
 def main():
     _become_user()
     _shield()
+    _HOME[0] = os.getcwd()
     in_fd = os.dup(0)
     out_fd = os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -1003,6 +1128,8 @@ def main():
             child.load(msg)
         elif op == "run":
             child.run(msg)
+        elif op == "report":
+            child.report(msg)
         elif op == "bye":
             return
         else:

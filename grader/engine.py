@@ -9,12 +9,12 @@ import shlex
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from grader import cases as gen
-from grader import hints, safefs, selection, show
+from grader import fromcode, hints, reportstep, safefs, selection, show
 from grader.checks import CHECKS, MUTABLE_ARGS, Case, Check, Multiplies, Open, Ranks, Returns
 from grader.checks import plan as cases_for
 from grader.contract import (
@@ -30,7 +30,7 @@ from grader.contract import (
 from grader.judge import Verdict, judge
 from grader.messages import text
 from grader.results import CheckResult, Report, Status
-from grader.sandbox import MAX_MODULE, Call, Loaded, Outcome, Sandbox, answer_limit
+from grader.sandbox import MAX_MODULE, Call, Loaded, Outcome, Sandbox, Written, answer_limit
 
 MODULE_FILE = "embed.py"  # what the student's module is called in their own folder
 
@@ -230,28 +230,38 @@ class Grading:
             ) as box,
             ThreadPoolExecutor(max_workers=1) as child,
         ):
-            # The child starts and imports the module while the cases are drawn, and
-            # runs the calls while the report files are checked.
+            # The child starts and imports the module while the cases are drawn, then
+            # runs the calls (those that measure the report's figures among them) and
+            # the module's report writer.
             try:
                 loading = child.submit(box.load)
                 plan = cases_for(self.opts.seed, tuple(c.id for c in checks))
                 loaded = loading.result()
                 self.module_checks(loaded)
                 calls, index = self.calls(plan, loaded)
-                running = child.submit(box.run, calls)
-                if self.opts.check_reports and any(
+                reporting = self.opts.check_reports and any(
                     selected(e.id, REPORT, 8, self.opts)
                     for e in selection.catalogue()
                     if e.function == REPORT
-                ):
-                    self.report_checks()
+                )
+                first = len(calls)
+                if reporting and loaded.ok:
+                    calls += fromcode.calls(first)
+                running = child.submit(box.run, calls)
                 outcomes = running.result()
+                written = Written("not loaded", {})
+                if reporting and loaded.ok:
+                    limit = reportstep.WRITER_TIMEOUTS * self.opts.timeout
+                    written = box.write_report(reportstep.FILES, timeout=limit)
             except BaseException:
                 # Stopping (SIGTERM, say): kill the child now, so that the thread
                 # talking to it ends at once rather than after its calls.
                 box.abort()
                 raise
             stats = (box.calls, box.child_seconds)
+        if reporting:
+            measured = fromcode.measure(outcomes[first:], loaded.names) if loaded.ok else {}
+            self.report_checks(written, measured)
         by_id = {o.id: o for o in outcomes}
         for o in outcomes:
             self.uses.setdefault(o.fn, set()).update(o.called)
@@ -669,21 +679,26 @@ class Grading:
                 )
             )
 
-    def report_checks(self) -> None:
-        from grader import reports
-
+    def report_checks(self, written: Written, measured: dict[str, fromcode.Measured]) -> None:
+        """Step 8: what the module's writer wrote (see grader.reportstep)."""
         report_dir = self.opts.report_dir or default_report_dir(self.path)
-        found = reports.check(
+        if written.traceback:
+            written = replace(written, traceback=self.portable(written.traceback) or "")
+        findings = reportstep.grade(
+            written,
+            measured,
             report_dir,
             self.opts.lang,
+            self.opts.timeout,
             where=self.shown_dir(report_dir),
             single_file=self.opts.single_file,
         )
-        for d in found:
+        for d in findings:
             if d.code == "report.grader_fault":
                 # The grader's own files are broken: nobody loses points for that.
                 self.grader_error = d.message
                 return
+        for d in findings:
             if not selected(d.id, REPORT, 8, self.opts):
                 continue
             self.drafts.append(
@@ -696,6 +711,7 @@ class Grading:
                     d.weight,
                     code=d.code,
                     replay=False,
+                    called=set(d.called),
                     details=dict(d.details),
                 )
             )

@@ -4,6 +4,13 @@ Not a single number in the files is trusted.  Every field is recomputed here wit
 ``grader.oracle`` and the fixed constants of ``grader.contract`` (see
 :func:`expected_fields`), and the files are compared with those values.
 
+The grader grades the files that the module's own ``write_report`` writes
+(:func:`check_written`, called by ``grader.reportstep``); there, a value or figure
+that agrees with the recomputed value still fails when the module's functions do not
+give it (``grader.fromcode``), with ``report.json.value_not_measured`` /
+``report.json.value_unmeasured`` or, in the markdown, ``report.md.figure_not_measured``
+/ ``report.md.figure_unmeasured``.  :func:`check` grades the files in a folder.
+
 Findings
 --------
 :func:`check` always returns the same 44 findings, in this order (the engine shares
@@ -90,10 +97,10 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
 
@@ -114,6 +121,10 @@ from grader.contract import (
 )
 from grader.messages import text
 from grader.results import Status
+from grader.sandbox import WrittenFile
+
+if TYPE_CHECKING:
+    from grader.fromcode import Measured
 
 MAX_BYTES = 1 << 20  # a report file is never read past 1 MiB
 PROSE_MIN_LETTERS = 60
@@ -154,6 +165,7 @@ class Finding:
     weight: int = 1
     code: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    called: tuple[str, ...] = ()  # the module's functions a failed figure comes from
 
 
 # Expected values ---------------------------------------------------------------------
@@ -315,6 +327,21 @@ def _read(path: Path, where: str | None = None) -> _Read:
         return _Read(
             None, "report.file.too_large", {"file": name, "size": got.size, "limit": MAX_BYTES}
         )
+    return _decode(name, raw)
+
+
+def _decode(name: str, raw: bytes, size: int | None = None) -> _Read:
+    """The text of at most MAX_BYTES + 1 bytes of a file, or why it is not usable."""
+    if len(raw) > MAX_BYTES or (size is not None and size > MAX_BYTES):
+        return _Read(
+            None,
+            "report.file.too_large",
+            {
+                "file": name,
+                "size": size if size is not None else "> %d" % MAX_BYTES,
+                "limit": MAX_BYTES,
+            },
+        )
     try:
         decoded = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -326,6 +353,21 @@ def _read(path: Path, where: str | None = None) -> _Read:
             {"file": name, "byte": "0x%02x" % raw[exc.start], "line": line, "column": column},
         )
     return _Read(decoded, size=len(raw))
+
+
+def written(name: str, file: WrittenFile) -> _Read:
+    """A file as the module's writer left it (read by the child, see Sandbox.write_report)."""
+    if file.state == "file":
+        return _decode(name, file.data, file.size)
+    if file.state == "missing":
+        return _Read(None, "report.file.not_written", {"file": name})
+    if file.state == "directory":
+        return _Read(None, "report.file.directory", {"file": name})
+    if file.state == "unreadable":
+        return _Read(None, "report.file.unreadable", {"file": name, "error": "?"})
+    if file.state == "link":
+        return _Read(None, "report.file.link", {"file": name})
+    return _Read(None, "report.file.special", {"file": name})
 
 
 class _Object(dict[str, Any]):
@@ -591,6 +633,36 @@ def _value_finding(key: str, data: _Object, expected: Any, lang: str) -> Finding
     return Finding(fid, Status.FAIL, text(code, lang, **params), weight, code, details)
 
 
+def _agreement(finding: Finding, data: _Object, measured: Measured, lang: str) -> Finding:
+    """A value finding, failed as well when the module's functions do not give the value."""
+    if finding.status is not Status.PASS:
+        return replace(finding, called=measured.functions)
+    got = data[measured.key]
+    if not measured.ok:
+        code = "report.json.value_unmeasured"
+        params = {"key": measured.key, "why": text(measured.code, lang, **measured.params)}
+    elif not _value_ok(measured.key, got, measured.value):
+        code = "report.json.value_not_measured"
+        params = {
+            "key": measured.key,
+            "found": _show(got),
+            "measured": _show(measured.value),
+            "call": measured.source,
+        }
+    else:
+        return finding
+    details = dict(finding.details, measured=code)
+    return Finding(
+        finding.id,
+        Status.FAIL,
+        text(code, lang, **params),
+        finding.weight,
+        code,
+        details,
+        measured.functions,
+    )
+
+
 def _consistency_finding(name: str, data: _Object, lang: str) -> Finding:
     fid = "report.json.consistency." + name
     weight = WEIGHTS[fid]
@@ -667,9 +739,8 @@ def _not_checked(ids: list[str], code: str, lang: str) -> list[Finding]:
 
 
 def _check_json(
-    path: Path, lang: str, read: _Read | None = None
+    read: _Read, lang: str, measured: Mapping[str, Measured] | None
 ) -> tuple[list[Finding], _Object | None]:
-    read = read if read is not None else _read(path)
     data: _Object | None = None
     if read.text is not None:
         data, code, params = _parse_json(read.text)
@@ -680,7 +751,10 @@ def _check_json(
         return findings + _not_checked(_json_ids(), "report.json.not_read", lang), None
     findings.append(_schema_finding(data, lang))
     for key, expected in _expected():
-        findings.append(_value_finding(key, data, expected, lang))
+        finding = _value_finding(key, data, expected, lang)
+        if measured is not None and key in measured:
+            finding = _agreement(finding, data, measured[key], lang)
+        findings.append(finding)
     for name in CONSISTENCY:
         findings.append(_consistency_finding(name, data, lang))
     return findings, data
@@ -1036,18 +1110,38 @@ def _quote(line: str, fig: Figure, room: int = 40) -> str:
     return ("…" if left > 0 else "") + quoted + ("…" if right < len(line) else "")
 
 
-def _figures_finding(lines: list[_Line], json_data: _Object | None, lang: str) -> Finding:
+def _figures_finding(
+    lines: list[_Line], json_data: _Object | None, lang: str, measured: Mapping[str, Measured]
+) -> Finding:
     fid = "report.md.figures"
     expected = dict(_expected())
     count = 0
     problems: list[str] = []
     listed: list[dict[str, Any]] = []
+    called: dict[str, None] = {}
     for line in lines:
         if line.code:
             continue
         for fig in figures_in(line.text, line.number):
             count += 1
             problem = _figure_problem(fig, expected[fig.key])
+            from_code = measured.get(fig.key)
+            if from_code is not None and problem is not None:
+                called.update(dict.fromkeys(from_code.functions))
+            if problem is None and from_code is not None:
+                if not from_code.ok:
+                    reason = text(from_code.code, lang, **from_code.params)
+                    problem = "report.md.figure_unmeasured", {"why": reason}
+                elif _figure_problem(fig, from_code.value) is not None:
+                    problem = (
+                        "report.md.figure_not_measured",
+                        {
+                            "measured": _show(from_code.value),
+                            "call": from_code.source,
+                        },
+                    )
+                if problem is not None:
+                    called.update(dict.fromkeys(from_code.functions))
             if problem is None:
                 continue
             code, params = problem
@@ -1077,6 +1171,7 @@ def _figures_finding(lines: list[_Line], json_data: _Object | None, lang: str) -
                 }
             )
     details: dict[str, Any] = {"figures": count, "problems": listed}
+    blame = tuple(called)
     if count == 0:
         code = "report.md.figures_none"
         return Finding(fid, Status.FAIL, text(code, lang), WEIGHTS[fid], code, details)
@@ -1092,7 +1187,7 @@ def _figures_finding(lines: list[_Line], json_data: _Object | None, lang: str) -
         problems="; ".join(problems),
         minimum=MIN_SIGNIFICANT,
     )
-    return Finding(fid, Status.FAIL, message, WEIGHTS[fid], code, details)
+    return Finding(fid, Status.FAIL, message, WEIGHTS[fid], code, details, blame)
 
 
 def _md_ids() -> list[str]:
@@ -1104,9 +1199,8 @@ def _md_ids() -> list[str]:
 
 
 def _check_md(
-    path: Path, json_data: _Object | None, lang: str, read: _Read | None = None
+    read: _Read, json_data: _Object | None, lang: str, measured: Mapping[str, Measured] | None
 ) -> list[Finding]:
-    read = read if read is not None else _read(path)
     findings = [_file_finding("report.md.file", read, lang, REPORT_MD)]
     if read.text is None:
         return findings + _not_checked(_md_ids(), "report.md.not_read", lang)
@@ -1118,7 +1212,7 @@ def _check_md(
         found.append(next((h for h in headings if h.level == 2 and h.text == target), None))
     findings.append(_heading_finding(lines, found, lang))
     findings += _prose_findings(lines, headings, found, lang)
-    findings.append(_figures_finding(lines, json_data, lang))
+    findings.append(_figures_finding(lines, json_data, lang, measured or {}))
     return findings
 
 
@@ -1150,19 +1244,47 @@ def check(
     (a submission of the module alone) nothing is read and both files fail as absent.
     """
     folder = Path(report_dir)
-    parsed: list[_Object | None] = [None]
 
-    def reading(name: str) -> _Read | None:
+    def reading(name: str) -> _Read:
         if single_file:
             return _Read(None, "report.file.single", {"file": name})
         return _read(folder / name, where)
 
+    return check_reads(lambda: reading(REPORT_JSON), lambda: reading(REPORT_MD), lang)
+
+
+def check_written(
+    files: Mapping[str, WrittenFile], measured: Mapping[str, Measured], lang: str = "en"
+) -> list[Finding]:
+    """Grade the files the module's writer wrote, as the child sent them.
+
+    The same 44 findings as :func:`check`; besides the recomputed values, every
+    figure must agree with what the module's functions give (``measured``, see
+    ``grader.fromcode``).
+    """
+    missing = WrittenFile("missing")
+    return check_reads(
+        lambda: written(REPORT_JSON, files.get(REPORT_JSON, missing)),
+        lambda: written(REPORT_MD, files.get(REPORT_MD, missing)),
+        lang,
+        measured,
+    )
+
+
+def check_reads(
+    read_json: Callable[[], _Read],
+    read_md: Callable[[], _Read],
+    lang: str,
+    measured: Mapping[str, Measured] | None = None,
+) -> list[Finding]:
+    parsed: list[_Object | None] = [None]
+
     def run_json() -> list[Finding]:
-        findings, parsed[0] = _check_json(folder / REPORT_JSON, lang, reading(REPORT_JSON))
+        findings, parsed[0] = _check_json(read_json(), lang, measured)
         return findings
 
     def run_md() -> list[Finding]:
-        return _check_md(folder / REPORT_MD, parsed[0], lang, reading(REPORT_MD))
+        return _check_md(read_md(), parsed[0], lang, measured)
 
     findings = _guarded(["report.json.file"] + _json_ids(), lang, run_json)
     findings += _guarded(["report.md.file"] + _md_ids(), lang, run_md)

@@ -10,7 +10,11 @@ from grader.contract import CONSTANTS
 
 # The checks that find each report file, and the codes that say it does not exist.
 REPORT_FILES = ("report.json.file", "report.md.file")
-REPORT_ABSENT = frozenset({"report.file.missing"})
+# The report files' codes that mean nothing is written yet: no file, or the stub's
+# writer, which is not started.
+REPORT_ABSENT = frozenset({"report.file.missing", "report.file.not_written", "not_started"})
+# The writer's codes that mean the same: there is no report writer yet.
+WRITER_ABSENT = frozenset({"report.write.missing", "not_started"})
 
 
 class Status(str, enum.Enum):
@@ -108,7 +112,10 @@ class Report:
                 functions and functions <= idle
             )
             files = {c.id: c.code for c in checks if c.id in REPORT_FILES}
-            if len(files) == len(REPORT_FILES) and set(files.values()) <= REPORT_ABSENT:
+            writer = {c.code for c in checks if c.id == "report.write"}
+            if (len(files) == len(REPORT_FILES) and set(files.values()) <= REPORT_ABSENT) or (
+                writer and writer <= WRITER_ABSENT
+            ):
                 state = "not_written"
             elif any(not c.ok and c.status is not Status.SKIP for c in checks):
                 state = "fail"

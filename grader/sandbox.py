@@ -33,7 +33,15 @@ from typing import Any
 
 from . import safefs, users, wire
 from .contract import BY_NAME, NAMES
-from .wire import Foreign, OffProtocol, Raised, decode, unpack, unpack_rows  # noqa: F401 - re-exported
+from .wire import (  # noqa: F401 - re-exported
+    Foreign,
+    OffProtocol,
+    Raised,
+    WrittenFile,
+    decode,
+    unpack,
+    unpack_rows,
+)
 
 CHILD = Path(__file__).with_name("_child.py")
 # The child's program is handed to the interpreter with ``-c``: no file of the
@@ -109,6 +117,21 @@ class Outcome:
     elapsed: float = 0.0
     detail: str = ""
     why: str = ""  # "budget": the submission's time ran out; "budget_fn": the function's
+
+
+@dataclass(frozen=True)
+class Written:
+    """What running the module's report writer gave."""
+
+    # "written" | "raised" | "timeout" | "budget" | "crashed" | "missing" | "not callable"
+    # | "not loaded"
+    kind: str
+    files: dict[str, WrittenFile]
+    raised: Raised | None = None
+    traceback: str = ""
+    called: tuple[str, ...] = ()  # contract functions it entered (its stack, on a timeout)
+    elapsed: float = 0.0
+    detail: str = ""
 
 
 # ---------------------------------------------------------------- encoding and decoding
@@ -729,6 +752,7 @@ class Sandbox:
         self._began: float | None = None  # when the first child was started
         self._marker = ""
         self._cgroup: _Cgroup | None = None
+        self._stale = ""  # the report writer that ran in this child: the next run restarts
         self._lease: users.Lease | None = None
         problem = isolation_problem(self.isolation, self.python)
         if problem:  # fails early on an isolation that is not there
@@ -768,6 +792,7 @@ class Sandbox:
         self._stop()
         if self._began is None:
             self._began = time.monotonic()
+        self._stale = ""
         self._tmp = tempfile.mkdtemp(prefix="embed-grader-")
         self._marker = secrets.token_hex(8)
         if self.isolation != "process" and _drops_user():
@@ -1035,8 +1060,9 @@ class Sandbox:
             self._spend(results, todo, calls)
             todo = []
         if todo:
-            if self._proc is None or self._proc.poll() is not None:
-                self._restart(results, todo, calls)
+            if self._proc is None or self._proc.poll() is not None or self._stale:
+                # A report writer ran in this child: its restart is charged to it.
+                self._restart(results, todo, calls, charge=self._stale)
                 todo = [i for i in todo if results[i] is None]
         if todo:
             self._batch(calls, todo, results)
@@ -1085,6 +1111,98 @@ class Sandbox:
         if self._spent[fn] >= BUDGET * self.timeout and fn not in self._dead:
             self._dead[fn] = "not run: %s used up its time budget" % fn
             self._out_of_time.add(fn)
+
+    def write_report(
+        self,
+        files: Sequence[str],
+        *,
+        fn: str = "write_report",
+        timeout: float | None = None,
+        max_bytes: int = 1 << 20,
+    ) -> Written:
+        """Call ``fn(folder)`` in the child with a fresh, empty folder; the files it wrote.
+
+        The child reads each of ``files`` itself (never through a link, at most
+        ``max_bytes + 1`` bytes) and sends the bytes in its answer; nothing is read
+        from the folder here.  ``timeout`` (default: the per-call limit) bounds the
+        whole call, and the submission's time cap bounds it too: its time (and a
+        restart it needs) is charged to ``fn``.  An answer off the protocol is the
+        writer's crash.  The writer may have left anything behind, so a later ``run``
+        starts a new child.
+        """
+        limit = self.timeout if timeout is None else float(timeout)
+        if self.loaded is None:
+            self.load()
+        if self.loaded is None or not self.loaded.ok:
+            return Written("not loaded", {})
+        if self._over():
+            return Written("budget", {}, detail=SPENT)
+        if self._proc is None or self._proc.poll() is not None:
+            self.restarts += 1
+            began = time.monotonic()
+            again = self._load()
+            self._charge(fn, time.monotonic() - began)
+            if not again.ok:
+                self._stop()
+                if self._over():
+                    return Written("budget", {}, detail=SPENT)
+                return Written("crashed", {}, detail="the module could not be loaded again")
+        pipe = self._pipe
+        assert pipe is not None
+        folder = "report-" + secrets.token_hex(6)  # made by the child in its own folder
+        message = {
+            "op": "report",
+            "fn": fn,
+            "dir": folder,
+            "files": list(files),
+            "max_bytes": max_bytes,
+        }
+        size = MIN_ANSWER + ANSWER_SLACK + len(files) * (4 * ((max_bytes + 3) // 3) + 256)
+        size = min(size, MAX_LINE)
+        start = time.monotonic()
+        own = start + limit
+        deadline = min(own, self._cap())
+        self._stale = fn
+        try:
+            try:
+                line = None
+                if pipe.send((_dumps(message) + "\n").encode(), deadline):
+                    while True:
+                        line = pipe.line(deadline, size)
+                        if line is None:
+                            break
+                        data = decode(line)
+                        if type(data) is dict and data.get("op") == "reported":
+                            break
+                        if not (type(data) is dict and ("op" in data or "id" in data)):
+                            raise OffProtocol("not the answer to report")
+                        # else a copy of an earlier line, written by the student's code
+                if line is None and deadline < own:
+                    self._kill()  # the submission's time ran out, not the writer's
+                    return Written("budget", {}, elapsed=time.monotonic() - start, detail=SPENT)
+                if line is None:
+                    _, stack = self._where(pipe, -1, size)
+                    self._kill()
+                    detail = "%s did not finish within %g s" % (fn, limit)
+                    called = tuple(n for n in dict.fromkeys(stack) if n in self.names)
+                    return Written("timeout", {}, called=called, detail=detail)
+                got = wire.reported(data, files, max_bytes, self.names)
+            except _Died:
+                return Written("crashed", {}, detail="%s during %s" % (self._died(), fn))
+            except _TooLarge:
+                self._kill()
+                return Written("crashed", {}, detail="answer too large")
+            except OffProtocol:
+                self._kill()
+                return Written("crashed", {}, detail="the answer did not follow the protocol")
+        finally:
+            self._charge(fn, time.monotonic() - start)
+        if got.absent:
+            return Written(got.absent, {})
+        common: dict[str, Any] = {"called": got.called, "elapsed": got.elapsed}
+        if not got.ok:
+            return Written("raised", {}, raised=got.raised, traceback=got.traceback, **common)
+        return Written("written", got.files, **common)
 
     def _pieces(
         self, calls: Sequence[Call], todo: list[int]

@@ -31,13 +31,13 @@ class Entry:
 @functools.lru_cache(maxsize=1)
 def catalogue() -> tuple[Entry, ...]:
     """Every check a full run grades (the report checks included)."""
-    from grader import reports
+    from grader import reportstep
 
     entries = [Entry("imports.load", 0, MODULE), Entry("imports.stdlib", 0, MODULE)]
     entries += [Entry("%s.value" % name, 1, name) for name in CONSTANTS]
     entries += [Entry(c.id, c.step, c.function, c.weight, c.advisory) for c in CHECKS]
     entries += [Entry("%s.inputs" % f, BY_NAME[f].step, f) for f in MUTABLE_ARGS]
-    entries += [Entry(cid, 8, REPORT, weight) for cid, weight in reports.WEIGHTS.items()]
+    entries += [Entry(cid, 8, REPORT, weight) for cid, weight in reportstep.weights()]
     return tuple(entries)
 
 

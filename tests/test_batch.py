@@ -53,7 +53,7 @@ def make_submissions(root: Path) -> None:
     folder("frank", None).joinpath("notes.txt").write_text("no module here", encoding="utf-8")
     nested = folder("grace", None, reports=False) / "unzipped" / "project"
     nested.mkdir(parents=True)
-    shutil.copyfile(RIGHT, nested / "embed.py")
+    shutil.copyfile(ROOT / "embed.py", nested / "embed.py")
     for n in ("embed_report.json", "embed_report.md"):
         shutil.copyfile(REFERENCE / n, nested / n)
     shutil.copyfile(ROOT / "embed.py", root / "heidi.py")  # a single file: no report files
@@ -103,7 +103,9 @@ def test_every_kind_of_submission_gets_its_row(graded: tuple[Path, BatchResult])
     assert rows["alice"].total == MAX_SCORE
     assert rows["grace"].total == MAX_SCORE  # found one folder down
     assert 0 < rows["bob"].total < MAX_SCORE and rows["bob"].steps[6] < 15
-    assert rows["heidi"].steps[8] == 0 and rows["heidi"].total == MAX_SCORE - 15
+    # A single file: its code writes good reports, but none were handed in beside it.
+    assert 0 < rows["heidi"].steps[8] < 15 and rows["heidi"].total < MAX_SCORE
+    assert ["report.same", "report.same.single"] in rows["heidi"].failing
     assert 0 < rows["carol"].total < MAX_SCORE and "rms" in rows["carol"].detail
     assert rows["carol"].seconds < 10 * TIMEOUT
     assert "boom at import" in rows["dave"].detail
@@ -158,9 +160,9 @@ def test_feedback_reads_from_the_students_folder(graded: tuple[Path, BatchResult
     assert "--report-dir" not in bob
     assert "try it: python3 -c 'import embed; print(embed.cosine(" in bob
     assert json.loads((feedback / "bob.json").read_text(encoding="utf-8"))["path"] == "embed.py"
-    # A single file has no report files, and says so instead of naming a folder.
+    # A single file has no report files handed in, and says so instead of naming a folder.
     heidi = (feedback / "heidi.txt").read_text(encoding="utf-8")
-    assert heidi.count("single-file submission: no report files") == 2
+    assert heidi.count("single-file submission: nothing is handed in beside the module") == 1
     assert "embed-grader · embed.py · " in heidi
 
 
@@ -168,15 +170,18 @@ def test_nested_module_is_named_from_the_submission_folder(tmp_path: Path) -> No
     root = tmp_path / "class"
     inner = root / "kim" / "hw"
     inner.mkdir(parents=True)
-    shutil.copyfile(
-        ROOT / "tests" / "corpus" / "wrong" / "lookup_negative_ids_pass.py", inner / "embed.py"
+    checked = "    if not 0 <= token_id < vocab:\n"
+    source = (ROOT / "embed.py").read_text(encoding="utf-8")
+    assert source.count(checked) == 1  # negative ids pass; the report writer still works
+    (inner / "embed.py").write_text(
+        source.replace(checked, "    if not -vocab <= token_id < vocab:\n"), encoding="utf-8"
     )
     run_batch(root, tmp_path / "out", BatchOptions(seed=5, pool="thread"))
     text = (tmp_path / "out" / "feedback" / "kim.txt").read_text(encoding="utf-8")
     assert str(tmp_path) not in text
     assert "replay: embed-grader hw/embed.py --seed 5 --check lookup.out_of_range" in text
     assert "try it: cd hw && python3 -c 'import embed; print(embed.lookup(" in text
-    assert "embed_report.json was not found in the folder of hw/embed.py" in text
+    assert "embed_report.json / embed_report.md not found in the folder of hw/embed.py" in text
 
 
 def test_summary_names_mistakes_in_words(graded: tuple[Path, BatchResult]) -> None:
@@ -185,7 +190,7 @@ def test_summary_names_mistakes_in_words(graded: tuple[Path, BatchResult]) -> No
 
     failing = result.summary["failing_checks"]
     codes = {code for f in failing for code in f["codes"]}
-    assert {"timeout", "report.file.single"} <= codes
+    assert {"timeout", "report.same.single"} <= codes
     for f in failing:
         assert sum(f["mistakes"].values()) == sum(f["codes"].values())
         assert set(f["mistakes"]) == {kind(code) for code in f["codes"]}
@@ -209,7 +214,7 @@ def test_summary(graded: tuple[Path, BatchResult]) -> None:
     assert set(data["steps"]) == {str(s) for s in range(9)}
     assert data["statuses"]["graded"] == 4
     failing = {f["check"]: f for f in data["failing_checks"]}
-    assert any(c.startswith("report.") for c in failing)  # heidi has no report files
+    assert "report.same" in failing  # heidi handed in no report files
     counts = [f["students"] for f in data["failing_checks"]]
     assert counts == sorted(counts, reverse=True)
     assert any(c.startswith("cosine.") for c in failing)
@@ -359,11 +364,11 @@ def test_batch_under_bubblewrap(tmp_path: Path) -> None:
 def test_unreadable_report_files_count_once_in_the_summary(tmp_path: Path) -> None:
     root = tmp_path / "class"
     root.mkdir()
-    shutil.copyfile(RIGHT, root / "alone.py")  # no report files beside it
+    shutil.copyfile(RIGHT, root / "alone.py")  # no report writer, no report files
     result = run_batch(root, tmp_path / "out", BatchOptions(seed=2, pool="thread"))
     ids = [f["check"] for f in result.summary["failing_checks"]]
-    assert "report.json.file" in ids
-    assert not any(i.startswith("report.json.values") for i in ids)
+    assert "report.write" in ids
+    assert not any(i.startswith("report.json") or i.startswith("report.md") for i in ids)
 
 
 # Links and the integrity of the class ---------------------------------------------------
@@ -403,14 +408,17 @@ def test_links_are_never_followed(tmp_path: Path) -> None:
         "linky": "refused",
     }
     assert rows["alice"].total == MAX_SCORE
-    assert rows["copycat"].steps[8] == 0 and rows["copycat"].total == MAX_SCORE - 15
+    # copycat's code writes its own reports; the linked ones handed in are not read.
+    assert rows["copycat"].total < MAX_SCORE
     assert "symbolic link" in rows["linky"].detail and "linky/embed.py" in rows["linky"].detail
     feedback = tmp_path / "out" / "feedback"
     everything = "".join(p.read_text("utf-8") for p in feedback.iterdir())
     assert "SECRET" not in everything and "root:" not in everything
     copycat_json = json.loads((feedback / "copycat.json").read_text("utf-8"))
     codes = {c["id"]: c.get("code") for c in copycat_json["checks"]}
-    assert codes["report.json.file"] == codes["report.md.file"] == "report.file.link"
+    assert codes["report.same"] == "report.same.differs"
+    same = next(c for c in copycat_json["checks"] if c["id"] == "report.same")
+    assert same["message"].count("a symbolic link") == 2
 
 
 @pytest.mark.parametrize("lang", ["en", "ko", "zh"])

@@ -278,8 +278,12 @@ def facts(report: Report) -> list[tuple[Any, ...]]:
 def test_the_wrong_module_fails_where_expected(graded: dict[str, Report]) -> None:
     failing = {c.id for c in graded["en"].checks if not c.ok and c.status is not Status.SKIP}
     assert {"lookup.out_of_range", "rms.values"} <= failing
+    # The module's own report writer measures with the wrong rms: the figures that come
+    # from it fail, blamed on rms, and the reference's files are not what it writes.
+    assert {"report.json.values.rms_plain", "report.same"} <= failing
     assert all(
         c.function in ("lookup", "rms", "scaled_lookup")
+        or (c.function == "report" and (c.caused_by == ("rms",) or c.id == "report.same"))
         for c in graded["en"].checks
         if c.id in failing
     )
@@ -427,9 +431,23 @@ NOT_FAILURES = {
     "report.md.figure_digits",
     "report.file.ok",
     "not_started",
+    # parts of step 8's messages, and the texts of its skipped checks
+    "report.md.figure_unmeasured",
+    "report.md.figure_not_measured",
+    "report.write.while",
+    "report.write.not_started",
+    "report.write.not_loaded",
+    "report.same.unreadable",
+    "report.same.json_invalid",
+    "report.same.json_key",
+    "report.same.json_other",
+    "report.same.md_line",
+    "report.write.ok",
+    "report.same.ok",
 }
 NOT_FAILURE_PREFIXES = (
     "hint.",
+    "report.measure.",
     "render.",
     "step.",
     "batch.",

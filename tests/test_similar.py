@@ -22,7 +22,7 @@ def renamed_copy(source: str) -> str:
     """The module with every local name, parameter and helper renamed, comments dropped,
     and the layout redone: what a student hiding a copy would do first."""
     tree = ast.parse(source)
-    keep = set(dir(builtins)) | set(BY_NAME)
+    keep = set(dir(builtins)) | set(BY_NAME) | {"write_report"}  # the grader calls it
     modules = {
         a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
     }
@@ -166,7 +166,8 @@ def test_flags_in_the_batch_are_advisory(tmp_path: Path) -> None:
             shutil.copyfile(ROOT / "reference" / n, root / name / n)
     result = run_batch(root, tmp_path / "out", BatchOptions(seed=5, jobs=2))
     totals = {r.id: r.total for r in result.rows}
-    assert totals == {"ann": 100.0, "ben": 100.0, "cat": 100.0, "dan": 100.0}
+    # cat and dan have no report writer: the handed-in files earn nothing on step 8.
+    assert totals == {"ann": 100.0, "ben": 100.0, "cat": 85.0, "dan": 85.0}
     found = result.summary["similar"]
     assert [(p["a"], p["b"]) for p in found["pairs"]] == [("ann", "ben")]
     close = {(c["id"], c["solution"]) for c in found["close_to_solutions"]}

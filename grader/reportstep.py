@@ -1,0 +1,304 @@
+"""Step 8 as a whole: the module writes its reports, the grader grades what it wrote.
+
+``write_report(outdir)`` runs in the child with a fresh folder
+(``Sandbox.write_report``), within :data:`WRITER_TIMEOUTS` per-call time limits.
+The files it wrote are graded by ``grader.reports`` against the recomputed values
+and against what the module's functions give (``grader.fromcode``).  Two findings
+come before and after those 44:
+
+``report.write``   the writer ran and finished (its traceback and line when it raised)
+``report.same``    the files handed in (beside the module, or ``--report-dir``) are
+                   the ones the code writes: JSON with the same parsed values, markdown
+                   with the same text up to line endings and trailing spaces
+
+A module that cannot write its reports (it does not import, has no writer, the
+writer raises, hangs or crashes) earns nothing on step 8: every finding fails, or
+is "not started" for the stub's writer.  Handed-in files that are missing or
+differ fail ``report.same`` only; the written files still earn their points.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader import reports, safefs
+from grader.contract import BY_NAME, REPORT_JSON, REPORT_MD
+from grader.fromcode import Measured
+from grader.messages import text
+from grader.results import Status
+from grader.sandbox import Written
+
+WRITER = "write_report"
+WRITER_TIMEOUTS = 5  # the writer may take this many per-call time limits
+FILES = (REPORT_JSON, REPORT_MD)
+WEIGHTS = {"report.write": 2, "report.same": 2}
+SHOW = 80  # characters of a differing line shown
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A verdict of step 8 (the engine turns each into a check)."""
+
+    id: str
+    status: Status
+    message: str
+    weight: int
+    code: str
+    details: dict[str, Any] = field(default_factory=dict)
+    called: tuple[str, ...] = ()
+
+
+@functools.lru_cache(maxsize=1)
+def _ids() -> tuple[str, ...]:
+    inner = [f.id for f in reports.check_reads(_nothing, _nothing, "en")]
+    return tuple(["report.write"] + inner + ["report.same"])
+
+
+def ids() -> list[str]:
+    """The ids of every finding of step 8, in order."""
+    return list(_ids())
+
+
+def weights() -> list[tuple[str, int]]:
+    """(id, weight) of every finding of step 8, in order."""
+    return [(fid, _weight(fid)) for fid in ids()]
+
+
+def _nothing() -> reports._Read:
+    return reports._Read(None, "report.file.not_written", {"file": "?"})
+
+
+def grade(
+    written: Written,
+    measured: Mapping[str, Measured],
+    handed_in: Path,
+    lang: str,
+    timeout: float,
+    *,
+    where: str | None = None,
+    single_file: bool = False,
+) -> list[Finding]:
+    """Every finding of step 8 (see the module docstring); never raises for student input.
+
+    ``where`` names the handed-in folder in messages instead of its path;
+    ``single_file`` marks a submission of the module alone (nothing handed in beside it).
+    """
+    write = _write_finding(written, lang, timeout)
+    if write.status is not Status.PASS:
+        return _all_unchecked(write, lang)
+    inner = reports.check_written(written.files, measured, lang)
+    out = [write]
+    out += [
+        Finding(f.id, f.status, f.message, f.weight, f.code, dict(f.details), f.called)
+        for f in inner
+    ]
+    out.append(_same_finding(written, handed_in, lang, where, single_file))
+    return out
+
+
+# The writer ---------------------------------------------------------------------------
+
+
+def _write_finding(written: Written, lang: str, timeout: float) -> Finding:
+    fid, weight = "report.write", WEIGHTS["report.write"]
+    kind = written.kind
+    details: dict[str, Any] = {}
+    called = written.called
+    if kind == "written":
+        code = "report.write.ok"
+        return Finding(fid, Status.PASS, text(code, lang), weight, code)
+    if kind == "not loaded":
+        return Finding(
+            fid, Status.SKIP, text("report.write.not_loaded", lang), weight, "not_loaded"
+        )
+    status = Status.FAIL
+    params: dict[str, Any] = {}
+    if kind in ("missing", "not callable"):
+        code = "report.write." + kind.replace(" ", "_")
+    elif kind == "timeout":
+        code = "report.write.timeout"
+        status = Status.TIMEOUT
+        inner = [n for n in called if n in BY_NAME]
+        params = {
+            "limit": "%g" % (WRITER_TIMEOUTS * timeout),
+            "where": text("report.write.while", lang, fn=inner[-1]) if inner else "",
+        }
+    elif kind == "budget":
+        code = "report.write.budget"
+        status = Status.TIMEOUT
+    elif kind == "raised" and written.raised is not None:
+        raised = written.raised
+        details["traceback"] = written.traceback
+        stopped = raised.type == "_Stopped" and raised.message.split(" ")[0] in BY_NAME
+        if raised.type == "NotImplementedError" and not called and raised.function in ("", WRITER):
+            code, status = "not_started", Status.SKIP
+            return Finding(
+                fid, status, text("report.write.not_started", lang), weight, code, details
+            )
+        if stopped:
+            code = "report.write.stopped"
+            params = {"fn": raised.message.split(" ")[0]}
+            called = (params["fn"],)
+        else:
+            code = "report.write.raised" if raised.line is None else "report.write.raised_at"
+            params = {
+                "raised": raised.type,
+                "error": raised.message[:300],
+                "line": raised.line,
+                "func": raised.function,
+            }
+            status = Status.ERROR
+    else:
+        code = "report.write.crashed"
+        params = {"detail": written.detail or kind}
+        status = Status.ERROR
+    return Finding(fid, status, text(code, lang, **params), weight, code, details, called)
+
+
+def _all_unchecked(write: Finding, lang: str) -> list[Finding]:
+    """The writer did not write: every other finding fails (or is skipped) with it."""
+    skip = write.status is Status.SKIP
+    code = write.code if skip else "report.code.not_read"
+    message = text("not_loaded" if code == "not_loaded" else "report.code.not_read", lang)
+    if skip and code == "not_started":
+        message = write.message
+    status = Status.SKIP if skip else Status.FAIL
+    rest = [
+        Finding(fid, status, message, _weight(fid), code, called=write.called) for fid in ids()[1:]
+    ]
+    return [write] + rest
+
+
+def _weight(fid: str) -> int:
+    return WEIGHTS.get(fid) or reports.WEIGHTS[fid]
+
+
+# The handed-in files ------------------------------------------------------------------
+
+
+def _same_finding(
+    written: Written, folder: Path, lang: str, where: str | None, single_file: bool
+) -> Finding:
+    fid, weight = "report.same", WEIGHTS["report.same"]
+    mine = {name: reports.written(name, written.files[name]) for name in FILES}
+    if any(read.text is None for read in mine.values()):
+        code = "report.same.unchecked"
+        return Finding(fid, Status.FAIL, text(code, lang), weight, code)
+    if single_file:
+        code = "report.same.single"
+        return Finding(fid, Status.FAIL, text(code, lang), weight, code)
+    shown = where if where is not None else str(folder)
+    missing: list[str] = []
+    problems: list[str] = []
+    for name in FILES:
+        handed, why = _handed_in(folder / name)
+        if handed is None:
+            if why == "":
+                missing.append(name)
+            else:
+                problems.append(text("report.same.unreadable", lang, file=name, why=why))
+            continue
+        own = mine[name].text
+        assert own is not None
+        differs = _json_differs(handed, own) if name == REPORT_JSON else _md_differs(handed, own)
+        if differs is not None:
+            problems.append(text(differs[0], lang, file=name, **differs[1]))
+    if missing:
+        code = "report.same.missing"
+        message = text(code, lang, files=" / ".join(missing), dir=shown)
+        if problems:
+            message += "; " + "; ".join(problems)
+        return Finding(fid, Status.FAIL, message, weight, code, {"missing": missing})
+    if problems:
+        code = "report.same.differs"
+        message = text(code, lang, problems="; ".join(problems))
+        return Finding(fid, Status.FAIL, message, weight, code)
+    code = "report.same.ok"
+    return Finding(fid, Status.PASS, text(code, lang, dir=shown), weight, code)
+
+
+def _handed_in(path: Path) -> tuple[str | None, str]:
+    """The text of a handed-in file; (None, "") when it is missing, (None, why) otherwise."""
+    try:
+        read = safefs.read_regular(str(path), reports.MAX_BYTES + 1)
+    except FileNotFoundError:
+        return None, ""
+    except OSError as exc:
+        return None, exc.strerror or str(exc)
+    if read.cut or len(read.data) > reports.MAX_BYTES:
+        return None, "> %d bytes" % reports.MAX_BYTES
+    try:
+        return read.data.decode("utf-8-sig"), ""
+    except UnicodeDecodeError:
+        return None, "not UTF-8"
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Equal parsed JSON values, of the same types (1, 1.0 and true differ)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return bool(a == b)
+
+
+def _json_differs(handed: str, own: str) -> tuple[str, dict[str, Any]] | None:
+    try:
+        theirs = json.loads(own)
+    except (ValueError, RecursionError):
+        theirs = None
+    try:
+        mine = json.loads(handed)
+    except (ValueError, RecursionError):
+        return "report.same.json_invalid", {}
+    if _same_value(mine, theirs):
+        return None
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        for key in list(theirs) + [k for k in mine if k not in theirs]:
+            if key not in mine or key not in theirs or not _same_value(mine[key], theirs[key]):
+                return "report.same.json_key", {
+                    "key": _cut(json.dumps(key, ensure_ascii=False)),
+                    "handed": _cut(_dump(mine.get(key, "-"))),
+                    "written": _cut(_dump(theirs.get(key, "-"))),
+                }
+    return "report.same.json_other", {}
+
+
+def _dump(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return "?"
+
+
+def _lines(source: str) -> list[str]:
+    lines = [line.rstrip() for line in source.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def _md_differs(handed: str, own: str) -> tuple[str, dict[str, Any]] | None:
+    mine, theirs = _lines(handed), _lines(own)
+    if mine == theirs:
+        return None
+    for i in range(max(len(mine), len(theirs))):
+        a = mine[i] if i < len(mine) else ""
+        b = theirs[i] if i < len(theirs) else ""
+        if a != b:
+            return "report.same.md_line", {"line": i + 1, "handed": _cut(a), "written": _cut(b)}
+    return None  # pragma: no cover (the lists differ, so some line does)
+
+
+def _cut(s: str) -> str:
+    return s if len(s) <= SHOW else s[: SHOW - 1] + "…"
