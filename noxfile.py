@@ -1,5 +1,6 @@
 """Development tasks: ``nox -s tests``, ``nox -s lint``, ``nox -s typing``, ``nox -s reference``,
-``nox -s mutants``; ``nox -s grade``, ``nox -s gradescope`` and ``nox -s bench`` for instructors and timings.
+``nox -s mutants``; ``nox -s grade``, ``nox -s wheel``, ``nox -s gradescope`` and ``nox -s bench`` for
+instructors and timings.
 
 With no ``-s``, nox runs tests, lint and typing.
 """
@@ -86,10 +87,16 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Lint and check the formatting with ruff."""
-    session.install("ruff")
+    """Lint and check the formatting with ruff; validate the GitHub Actions template."""
+    session.install("ruff", "check-jsonschema")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run(
+        "check-jsonschema",
+        "--builtin-schema",
+        "vendor.github-workflows",
+        "ci-templates/github-actions-grade.yml",
+    )
 
 
 @nox.session
@@ -140,6 +147,17 @@ def grade(session: nox.Session) -> None:
     if "--out" not in args and not any(a.startswith("--out=") for a in args):
         args += ["--out", "out"]
     session.run("embed-grader", "batch", *args)
+
+
+@nox.session
+def wheel(session: nox.Session) -> None:
+    """Build dist/embed_grader-VERSION-py3-none-any.whl: the grader alone, for students and CI.
+
+    The build fails when the wheel holds anything but the grader package (no
+    reference embed.py, no reference/ files).
+    """
+    session.install("pip", "setuptools>=64", "wheel")
+    session.run("python", "ci-templates/gradescope/build_bundle.py", "--wheel", "dist")
 
 
 @nox.session

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader import __version__, integrity, safefs
+from grader import __version__, integrity, layout, safefs
 from grader.cli import option_problem
 from grader.contract import MAX_SCORE, REPORT_JSON, REPORT_MD, STEP_POINTS
 from grader.engine import UsageError, grade, new_seed
@@ -384,7 +384,8 @@ def grade_one(job: Job) -> Graded:
             max_seconds=job.max_seconds,
         )
         row = row_of(sub, report, time.perf_counter() - start)
-        return Graded(row, render(report, "text", job.lang), render(report, "json", job.lang))
+        feedback = render(report, "text", job.lang, width=layout.DEFAULT_WIDTH)
+        return Graded(row, feedback, render(report, "json", job.lang))
     except UsageError as exc:
         status = REFUSED if exc.code.startswith("submission.") else UNREADABLE
         detail = text(exc.code, job.lang, **exc.params)
@@ -822,7 +823,16 @@ TOP_FAILING = 15
 BAR = 40
 
 
-def summary_text(summary: dict[str, Any], lang: str = "en") -> str:
+def summary_text(
+    summary: dict[str, Any], lang: str = "en", width: int = layout.DEFAULT_WIDTH
+) -> str:
+    """The class summary as text, no line wider than ``width`` columns."""
+    lines = _summary_lines(summary, lang, width)
+    fitted = [piece for line in lines for piece in layout.wrap(line, width, " " * 8)]
+    return "\n".join(fitted) + "\n"
+
+
+def _summary_lines(summary: dict[str, Any], lang: str, width: int) -> list[str]:
     def t(code: str, **params: Any) -> str:
         return text(code, lang, **params)
 
@@ -838,7 +848,7 @@ def summary_text(summary: dict[str, Any], lang: str = "en") -> str:
     )
     lines.append(t("batch.statuses", statuses=statuses or "-"))
     if summary["mean"] is None:
-        return "\n".join(lines) + "\n"
+        return lines
     lines.append(
         t(
             "batch.scores",
@@ -873,10 +883,13 @@ def summary_text(summary: dict[str, Any], lang: str = "en") -> str:
         for f in failing[:TOP_FAILING]:
             mistakes = f.get("mistakes") or _in_words(Counter(f["codes"]), lang)
             codes = "; ".join("%s %d" % kv for kv in mistakes.items())
-            lines.append("  %4d  %-36s %s" % (f["students"], f["check"], codes))
+            row = "  %4d  %-36s %s" % (f["students"], f["check"], codes)
+            if layout.cells(row) > width:  # the kinds of mistake go below, indented
+                row = "  %4d  %s\n        %s" % (f["students"], f["check"], codes)
+            lines += row.split("\n")
         if len(failing) > TOP_FAILING:
             lines.append("  " + t("batch.more_failing", n=len(failing) - TOP_FAILING))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 # Command line --------------------------------------------------------------------------
@@ -1001,21 +1014,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc))
     except OSError as exc:
         return _fail("%s: %s" % (exc.filename or args.out, _os_error(exc)))
-    sys.stdout.write(summary_text(result.summary, lang))
+    columns = layout.width(sys.stdout)
+    sys.stdout.write(summary_text(result.summary, lang, columns))
     out = Path(args.out)
-    print(
-        "\n"
-        + text(
-            "batch.outputs",
-            lang,
-            gradebook=out / "gradebook.csv",
-            feedback=out / "feedback",
-            summary=out / "summary.txt",
-            graded=result.graded,
-            cached=result.cached,
-            seconds="%.1f" % result.seconds,
-        )
+    outputs = text(
+        "batch.outputs",
+        lang,
+        gradebook=out / "gradebook.csv",
+        feedback=out / "feedback",
+        summary=out / "summary.txt",
+        graded=result.graded,
+        cached=result.cached,
+        seconds="%.1f" % result.seconds,
     )
+    print("\n" + "\n".join(layout.wrap(outputs, columns, "  ")))
     print(text("batch.page", lang, path=out / "report.html", feedback=out / "feedback"))
     alike = result.summary.get("similar") or {}
     close = {c["id"] for c in alike.get("close_to_solutions", [])}

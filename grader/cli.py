@@ -15,10 +15,10 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, layout
 from grader.engine import UsageError, grade
 from grader.messages import LANGUAGES, default_language, text
-from grader.render import RENDERERS, render
+from grader.render import RENDERERS, render, render_lines
 from grader.results import Report
 
 
@@ -200,10 +200,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
     if report.grader_error:
         return _grader_error(args, lang, report.grader_error, report)
-    _write(
-        args, render(report, args.format, lang, args.verbose), lambda: render(report, "text", lang)
-    )
+    if args.output or args.format != "text":
+        width = layout.DEFAULT_WIDTH if args.format == "text" else None
+        out = render(report, args.format, lang, args.verbose, width)
+    else:
+        out = ""  # shown line by line below
+    _write(args, out, lambda: _show(report, lang, args.verbose))
     return exit_status(report)
+
+
+def _show(report: Report, lang: str, verbose: bool = False) -> None:
+    """The text report on standard output: wrapped to its width, coloured on a terminal."""
+    layout.show(render_lines(report, lang, verbose, layout.width(sys.stdout)), sys.stdout)
 
 
 def _grader_error(
@@ -219,21 +227,25 @@ def _grader_error(
         meta=dict(report.meta) if report is not None else {},
     )
     try:
-        out = render(empty, args.format, lang)
+        out = render(empty, args.format, lang, width=layout.DEFAULT_WIDTH)
     except Exception:
-        out = render(empty, "text", lang)
-    _write(args, out, lambda: render(empty, "text", lang), quiet=True)
+        out = render(empty, "text", lang, width=layout.DEFAULT_WIDTH)
+    _write(args, out, lambda: _show(empty, lang), quiet=True)
     return 2
 
 
 def _write(
-    args: argparse.Namespace, out: str, as_text: Callable[[], str], quiet: bool = False
+    args: argparse.Namespace, out: str, show_text: Callable[[], None], quiet: bool = False
 ) -> None:
+    """``out`` to ``--output`` (with the text report on the terminal), else to stdout."""
     if args.output:
         Path(args.output).write_text(out, encoding="utf-8")
         if args.format != "text" and not quiet:
-            print(as_text(), end="")
-    elif not (quiet and args.format == "text"):
+            show_text()
+    elif args.format == "text":
+        if not quiet:
+            show_text()
+    else:
         sys.stdout.write(out)
 
 

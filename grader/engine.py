@@ -306,6 +306,7 @@ class Grading:
                         "import_crashed",
                         detail=self.portable(loaded.traceback) or loaded.detail or "no answer",
                     ),
+                    code="import_crashed",
                 )
             else:
                 d = Draft(
@@ -318,6 +319,7 @@ class Grading:
                         raised=loaded.error.type,
                         error=show.short(loaded.error.message, 300),
                     ),
+                    code="import_error",
                     details={"traceback": self.portable(loaded.traceback)},
                 )
             if loaded.output:

@@ -15,9 +15,10 @@ import json
 import math
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from typing import Any
 
-from grader.contract import MAX_SCORE
+from grader.contract import MAX_SCORE, REPORT
 from grader.messages import text
 from grader.render import register, render_text
 from grader.results import CheckResult, Report, Status
@@ -28,6 +29,8 @@ _INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udff
 
 # A failure's message attribute is a one-line summary; the full text is the body.
 MESSAGE_LIMIT = 1000
+# Gradescope shows the text report as it is: wrapped for a narrow window.
+OUTPUT_WIDTH = 80
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -153,21 +156,73 @@ def _num(x: float) -> str:
 
 # Gradescope ----------------------------------------------------------------------------
 
+# The 44 report checks become a few tests: per file, its reading and layout, then
+# each kind of content.  A file that cannot be read is one test on its own.
+REPORT_GROUPS = (
+    ("json.file", ("report.json.file", "report.json.schema")),
+    ("json.values", ("report.json.values.",)),
+    ("json.consistency", ("report.json.consistency.",)),
+    ("md.file", ("report.md.file", "report.md.headings")),
+    ("md.prose", ("report.md.prose.",)),
+    ("md.figures", ("report.md.figures",)),
+)
+
+
+def _report_group(check_id: str) -> str:
+    for name, prefixes in REPORT_GROUPS:
+        if any(check_id == p or (p.endswith(".") and check_id.startswith(p)) for p in prefixes):
+            return name
+    return check_id
+
+
+def _grouped(checks: Sequence[CheckResult]) -> list[tuple[str, list[CheckResult]]]:
+    """The checks in order, each report check joined with the others of its group."""
+    unread = {
+        c.id.split(".")[1]
+        for c in checks
+        if c.id in ("report.json.file", "report.md.file") and not c.ok
+    }
+    groups: dict[str, list[CheckResult]] = {}
+    order: list[str] = []
+    for c in checks:
+        if c.function != REPORT:
+            key = "check:" + c.id
+        else:
+            name = _report_group(c.id)
+            kind = name.split(".")[0]
+            key = "report." + (kind + ".file" if kind in unread else name)
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(c)
+    return [(key, groups[key]) for key in order]
+
 
 def gradescope_results(report: Report, lang: str = "en") -> dict[str, Any]:
-    """Gradescope's results.json as a dict: the total, and one test per check."""
+    """Gradescope's results.json as a dict: the total, one test per check of the code,
+    and a few tests for the report files (see ``REPORT_GROUPS``)."""
     tests: list[dict[str, Any]] = []
     numbers: dict[int, int] = {}
-    for c in report.checks:
-        numbers[c.step] = numbers.get(c.step, 0) + 1
+    for key, checks in _grouped(report.checks):
+        first = checks[0]
+        numbers[first.step] = numbers.get(first.step, 0) + 1
+        if key.startswith("check:"):
+            name = "%s · %s" % (text("step.%d" % first.step, lang), first.id)
+            output = check_text(first, lang)
+        else:
+            name = "%s · %s" % (
+                text("step.%d" % first.step, lang),
+                text("gradescope." + key, lang),
+            )
+            output = _group_text(checks, lang)
         tests.append(
             {
-                "name": clean("%s · %s" % (text("step.%d" % c.step, lang), c.id)),
-                "number": "%d.%d" % (c.step, numbers[c.step]),
-                "score": c.points,
-                "max_score": c.max_points,
-                "status": "passed" if c.ok else "failed",
-                "output": check_text(c, lang),
+                "name": clean(name),
+                "number": "%d.%d" % (first.step, numbers[first.step]),
+                "score": round(sum(c.points for c in checks), 2),
+                "max_score": round(sum(c.max_points for c in checks), 2),
+                "status": "passed" if all(c.ok for c in checks) else "failed",
+                "output": output,
                 "visibility": "visible",
             }
         )
@@ -176,12 +231,33 @@ def gradescope_results(report: Report, lang: str = "en") -> dict[str, Any]:
         # A report without checks (the grader failed) is still out of the full marks.
         "max_score": report.max_score if report.checks else float(MAX_SCORE),
         "execution_time": int(math.ceil(max(0.0, report.elapsed))),
-        "output": clean(render_text(report, lang)),
+        "output": clean(render_text(report, lang, width=OUTPUT_WIDTH)),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
     }
+
+
+def _group_text(checks: Sequence[CheckResult], lang: str) -> str:
+    """What a group of report checks found: the failures in full, checks that could not
+    run once, then how many passed."""
+    parts: list[str] = []
+    unread: dict[str, list[CheckResult]] = {}
+    for c in checks:
+        if c.ok:
+            continue
+        if c.code.endswith(".not_read"):
+            unread.setdefault(c.code, []).append(c)
+        else:
+            parts.append("✗ %s\n%s" % (clean(c.id), check_text(c, lang)))
+    for same in unread.values():
+        parts.append(
+            clean("✗ " + text("render.not_read", lang, n=len(same), message=same[0].message))
+        )
+    passed = sum(1 for c in checks if c.ok)
+    parts.append(text("gradescope.passed", lang, n=passed, total=len(checks)))
+    return "\n\n".join(parts)
 
 
 def render_gradescope(report: Report, lang: str = "en") -> str:

@@ -7,8 +7,9 @@ import json
 import unicodedata
 from collections.abc import Callable
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
+from grader.layout import escape, wrap, wrap_command
 from grader.messages import text
 from grader.results import Report, Status
 
@@ -31,18 +32,76 @@ def step_pointer(step: int, lang: str) -> str:
     return "exercises/%s" % where if where else ""
 
 
-def render_text(report: Report, lang: str = "en", verbose: bool = False) -> str:
+Line = tuple[str, str]  # (style, text): one line of the text report and how to colour it
+
+# How each kind of line is broken when it is too wide: "prose" at spaces with a
+# hanging indent, "command" so that it still pastes into a shell, "fixed" never.
+_FIXED, _PROSE, _COMMAND = "fixed", "prose", "command"
+
+
+def render_text(
+    report: Report, lang: str = "en", verbose: bool = False, width: int | None = None
+) -> str:
+    """The report as plain text; with ``width``, no line is wider than that many columns."""
+    return "\n".join(text for _, text in render_lines(report, lang, verbose, width)).rstrip() + "\n"
+
+
+def render_lines(
+    report: Report, lang: str = "en", verbose: bool = False, width: int | None = None
+) -> list[Line]:
+    """The text report line by line, each with its style (see ``grader.layout.STYLES``).
+
+    Everything is escaped (no control character of a student's string reaches a
+    terminal) and, with ``width``, wrapped to that many columns.
+    """
+    out: list[Line] = []
+    for e in _entries(report, lang, verbose):
+        if e.how == _COMMAND:
+            head, command = escape(e.head), escape(e.text)
+            if width is None:
+                out.append((e.style, head + command))
+            else:
+                indent = " " * (len(head) - len(head.lstrip(" ")) + 4)
+                out += [(e.style, line) for line in wrap_command(head, command, width, indent)]
+            continue
+        for piece in escape(e.text).split("\n"):
+            if width is None or e.how == _FIXED:
+                out.append((e.style, piece))
+            else:
+                lead = " " * (len(piece) - len(piece.lstrip(" ")))
+                out += [(e.style, line) for line in wrap(piece, width, lead + "  ")]
+    return out
+
+
+class _Entry(NamedTuple):
+    style: str
+    how: str
+    text: str
+    head: str = ""  # a command's label, before the command itself
+
+
+def _entries(report: Report, lang: str, verbose: bool) -> list[_Entry]:
+    """(style, how to wrap, text) of every line of the text report."""
+
     def t(code: str, **params: Any) -> str:
         return text(code, lang, **params)
 
-    lines = ["embed-grader · %s · %s" % (report.path, t("render.seed", seed=report.seed)), ""]
+    lines: list[_Entry] = [
+        _Entry(
+            "title",
+            _PROSE,
+            "embed-grader · %s · %s" % (report.path, t("render.seed", seed=report.seed)),
+        ),
+        _Entry("plain", _FIXED, ""),
+    ]
     if report.grader_error:
-        lines.append(t("render.grader_error", error=report.grader_error))
-        return "\n".join(lines) + "\n"
+        lines.append(_Entry("error", _PROSE, t("render.grader_error", error=report.grader_error)))
+        return lines
     states = report.step_states()
     for step, (got, most) in report.by_step().items():
         checks = [c for c in report.checks if c.step == step]
         if states[step] == "fail":
+            style = "fail"
             failing = [c for c in checks if not c.ok and c.status is not Status.SKIP]
             state = "%s %d/%d" % (
                 t("status.fail"),
@@ -50,67 +109,92 @@ def render_text(report: Report, lang: str = "en", verbose: bool = False) -> str:
                 len([c for c in checks if c.status is not Status.ADVISORY]),
             )
         else:
+            style = "pass" if states[step] == "pass" else "skip"
             state = t("status." + states[step])
         title = t("step.%d" % step)
         lines.append(
-            "%s %6.2f / %6.2f  %s"
-            % (_pad(t("render.step", step=step, title=title), 46), got, most, state)
+            _Entry(
+                style,
+                _FIXED,
+                "%s %6.2f / %6.2f  %s"
+                % (_pad(t("render.step", step=step, title=title), 46), got, most, state),
+            )
         )
-    lines.append("")
-    lines.append(t("render.total", score=_num(report.score), max_score=_num(report.max_score)))
+    lines.append(_Entry("plain", _FIXED, ""))
+    total = t("render.total", score=_num(report.score), max_score=_num(report.max_score))
+    lines.append(_Entry("total", _PROSE, total))
     failures = [c for c in report.checks if not c.ok and c.status is not Status.SKIP]
     if failures:
-        lines += ["", t("render.failures") + ":"]
+        lines += [
+            _Entry("plain", _FIXED, ""),
+            _Entry("heading", _PROSE, t("render.failures") + ":"),
+        ]
         # Failures that follow from another failing function come last.
         # Checks that could not run because a file is unreadable say so once.
         unread = [c for c in failures if c.code.endswith(".not_read")]
         failures = [c for c in failures if not c.code.endswith(".not_read")]
         for c in sorted(failures, key=lambda c: (bool(c.caused_by), c.step)):
-            lines.append("")
+            lines.append(_Entry("plain", _FIXED, ""))
             lines.append(
-                "✗ %s  [%s, %s, %s/%s]"
-                % (
-                    c.id,
-                    c.function,
-                    t("status." + c.status.value),
-                    _num(c.points),
-                    _num(c.max_points),
+                _Entry(
+                    "failure",
+                    _PROSE,
+                    "✗ %s  [%s, %s, %s/%s]"
+                    % (
+                        c.id,
+                        c.function,
+                        t("status." + c.status.value),
+                        _num(c.points),
+                        _num(c.max_points),
+                    ),
                 )
             )
-            lines.append("  " + c.message)
+            lines.append(_Entry("plain", _PROSE, "  " + c.message))
             if c.hint:
                 pointer = step_pointer(c.step, lang)
                 hint = c.hint + (" (%s)" % pointer if pointer else "")
-                lines.append("  %s: %s" % (t("render.hint"), hint))
+                lines.append(_Entry("hint", _PROSE, "  %s: %s" % (t("render.hint"), hint)))
             if c.details.get("snippet"):
-                lines.append("  " + t("snippet", snippet=c.details["snippet"]))
+                head, _, tail = t("snippet", snippet="\0").partition("\0")
+                if tail:  # the command is not at the end: leave it whole
+                    line = "  " + t("snippet", snippet=c.details["snippet"])
+                    lines.append(_Entry("command", _FIXED, line))
+                else:
+                    lines.append(_Entry("command", _COMMAND, c.details["snippet"], "  " + head))
             if c.details.get("traceback"):
-                lines += ["    " + line for line in str(c.details["traceback"]).splitlines()[-8:]]
+                lines += [
+                    _Entry("dim", _PROSE, "    " + line)
+                    for line in str(c.details["traceback"]).splitlines()[-8:]
+                ]
             if c.reproduce:
-                lines.append("  %s: %s" % (t("render.replay"), c.reproduce))
+                head = "  %s: " % t("render.replay")
+                lines.append(_Entry("command", _COMMAND, c.reproduce, head))
         for code in sorted({c.code for c in unread}):
             same = [c for c in unread if c.code == code]
-            lines += ["", "✗ " + t("render.not_read", n=len(same), message=same[0].message)]
+            message = t("render.not_read", n=len(same), message=same[0].message)
+            lines += [_Entry("plain", _FIXED, ""), _Entry("failure", _PROSE, "✗ " + message)]
     elif report.passed:
-        lines += ["", t("render.all_passed")]
+        lines += [_Entry("plain", _FIXED, ""), _Entry("pass", _PROSE, t("render.all_passed"))]
     lines += _notes(report, t, verbose)
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
 
 
-def _notes(report: Report, t: Callable[..., str], verbose: bool) -> list[str]:
+def _notes(report: Report, t: Callable[..., str], verbose: bool) -> list[_Entry]:
     """Functions not started yet, and (with verbose) what the open behaviour did."""
-    lines: list[str] = []
+    lines: list[_Entry] = []
     seen: set[str] = set()
     for c in report.checks:
         if c.status is Status.SKIP and c.code == "not_started" and c.message not in seen:
             seen.add(c.message)
-            lines.append("  · %s" % c.message)
+            lines.append(_Entry("note", _PROSE, "  · %s" % c.message))
     advisory = [c for c in report.checks if c.status is Status.ADVISORY]
     if verbose:
-        lines += ["  · %s" % c.message for c in advisory]
+        lines += [_Entry("note", _PROSE, "  · %s" % c.message) for c in advisory]
     elif advisory:
-        lines.append("  · " + t("render.open_count", n=len(advisory)))
-    return (["", t("render.notes") + ":"] + lines) if lines else []
+        lines.append(_Entry("note", _PROSE, "  · " + t("render.open_count", n=len(advisory))))
+    if not lines:
+        return []
+    return [_Entry("plain", _FIXED, ""), _Entry("heading", _PROSE, t("render.notes") + ":")] + lines
 
 
 def _pad(s: str, width: int) -> str:
@@ -134,9 +218,16 @@ def register(name: str, renderer: Renderer) -> None:
     RENDERERS[name] = renderer
 
 
-def render(report: Report, fmt: str = "text", lang: str = "en", verbose: bool = False) -> str:
+def render(
+    report: Report,
+    fmt: str = "text",
+    lang: str = "en",
+    verbose: bool = False,
+    width: int | None = None,
+) -> str:
+    """``report`` in format ``fmt``; ``width`` wraps the text format."""
     if fmt == "text":
-        return render_text(report, lang, verbose)
+        return render_text(report, lang, verbose, width)
     return RENDERERS[fmt](report, lang)
 
 

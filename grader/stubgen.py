@@ -372,6 +372,10 @@ def student_docstring(source: str) -> str:
             "",
             "Without --upto the grader checks all eight steps.  Each failure shows the",
             "input, the expected value and yours, and a command that replays it.",
+            "",
+            "This module needs Python 3.8 or newer and nothing else.  The grader is a",
+            "separate program that needs Python 3.10 or newer and is installed once",
+            "from the wheel your course hands out: exercises/README.md, Getting started.",
         ]
     )
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from grader import batch
+from grader import batch, layout
 from grader.batch import BatchOptions, BatchResult, discover, run_batch, student_seed
 from grader.cli import main
 from grader.contract import MAX_SCORE
@@ -195,7 +195,8 @@ def test_summary_names_mistakes_in_words(graded: tuple[Path, BatchResult]) -> No
         assert sum(f["mistakes"].values()) == sum(f["codes"].values())
         assert set(f["mistakes"]) == {kind(code) for code in f["codes"]}
     text = (base / "out" / "summary.txt").read_text("utf-8")
-    assert "single-file submission: no report files" in text
+    assert all(layout.cells(line) <= 80 for line in text.splitlines())
+    assert "single-file submission: no report files" in " ".join(text.split())
     section = text.split("the checks failed most often")[1]
     for code in codes:
         assert code not in section.replace(";", " ").split(), code

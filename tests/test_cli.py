@@ -22,9 +22,10 @@ PY38 = Path("/root/.pyenv/versions/3.8.18/bin/python3.8")
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr; commands wrapped for the width are joined again."""
     code = main(list(args))
     out, err = capsys.readouterr()
-    return code, out, err
+    return code, re.sub(r" \\\n +", " ", out), err
 
 
 @pytest.fixture

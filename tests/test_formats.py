@@ -192,7 +192,10 @@ def validate_gradescope(text: str) -> dict[str, Any]:
 def test_gradescope_of_a_right_module(right: Report) -> None:
     data = validate_gradescope(render(right, "gradescope"))
     assert data["score"] == data["max_score"] == MAX_SCORE
-    assert len(data["tests"]) == len(right.checks)
+    # One test per check of the code, six for the 44 checks of the report files.
+    code_checks = [c for c in right.checks if c.function != "report"]
+    assert len([c for c in right.checks if c.function == "report"]) == 44
+    assert len(data["tests"]) == len(code_checks) + 6
     assert all(t["status"] == "passed" for t in data["tests"])
     assert round(sum(t["max_score"] for t in data["tests"]), 2) == MAX_SCORE
     assert "seed 3" in data["output"]
@@ -207,6 +210,37 @@ def test_gradescope_of_a_wrong_module(wrong: Report) -> None:
     assert all(t["visibility"] == "visible" and t["output"] for t in data["tests"])
     numbers = [t["number"] for t in data["tests"]]
     assert len(set(numbers)) == len(numbers)
+
+
+def test_gradescope_groups_the_report_checks(tmp_path: Path) -> None:
+    """Forgotten report files are two failing tests, not 44."""
+    report = grade(ROOT / "embed.py", seed=3, report_dir=tmp_path)
+    data = validate_gradescope(render_gradescope(report))
+    failed = [t for t in data["tests"] if t["status"] == "failed"]
+    assert [t["name"] for t in failed] == [
+        "report files · embed_report.json: reading the file and its keys",
+        "report files · embed_report.md: reading the file and its headings",
+    ]
+    assert all(t["score"] == 0 for t in failed)
+    assert round(sum(t["max_score"] for t in failed), 2) == 15
+    assert "35 more checks of the report lost their points" in failed[0]["output"]
+    assert "0 of 36 checks passed" in failed[0]["output"]
+    assert data["score"] == 85
+    # With the files present but one wrong value, only the values test fails.
+    (tmp_path / "embed_report.md").write_text(
+        (REFERENCE / "embed_report.md").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    values = json.loads((REFERENCE / "embed_report.json").read_text(encoding="utf-8"))
+    values["vocab"] = 500
+    (tmp_path / "embed_report.json").write_text(json.dumps(values), encoding="utf-8")
+    data = validate_gradescope(
+        render_gradescope(grade(ROOT / "embed.py", seed=3, report_dir=tmp_path))
+    )
+    report_tests = [t for t in data["tests"] if t["name"].startswith("report files")]
+    assert len(report_tests) == 6
+    failing = [t for t in report_tests if t["status"] == "failed"]
+    assert [t["name"] for t in failing] == ["report files · embed_report.json: the measured values"]
+    assert "vocab" in failing[0]["output"] and "29 of 30 checks passed" in failing[0]["output"]
 
 
 def test_gradescope_of_nasty_text_and_of_a_grader_error() -> None:
@@ -253,6 +287,53 @@ def load_bundler() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def test_wheel_holds_the_grader_and_no_solution(tmp_path: Path) -> None:
+    bundler = load_bundler()
+    built = bundler.build_wheel(ROOT, tmp_path / "dist")
+    with zipfile.ZipFile(built) as z:
+        names = z.namelist()
+    assert "grader/cli.py" in names and "grader/messages/en.json" in names
+    assert not [n for n in names if n.rsplit("/", 1)[-1] == "embed.py" or "reference/" in n]
+    assert {n.split("/")[0] for n in names} == {
+        "grader",
+        built.name.split("-py3")[0] + ".dist-info",
+    }
+    assert bundler.stray_files(built) == []
+    # A wheel that carried the answer key would be refused.
+    bad = tmp_path / "bad.whl"
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr("grader/cli.py", "")
+        z.writestr("embed.py", "")
+        z.writestr("reference/embed_report.json", "{}")
+        z.writestr("embed_grader-0.1.0.dist-info/METADATA", "")
+    assert sorted(bundler.stray_files(bad)) == ["embed.py", "reference/embed_report.json"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_setup_stops_clearly_without_python_310(tmp_path: Path) -> None:
+    """An image whose python3 is older than 3.10, with nothing to install a newer one from."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("dirname", "cat"):
+        found = shutil.which(tool)
+        assert found is not None
+        (bin_dir / tool).symlink_to(found)
+    old = bin_dir / "python3"
+    old.write_text("#!/bin/sh\n[ \"$1\" = --version ] && echo 'Python 3.8.10'\nexit 1\n")
+    old.chmod(0o755)
+    run = subprocess.run(
+        ["/bin/bash", str(ROOT / "ci-templates" / "gradescope" / "setup.sh")],
+        env={"PATH": str(bin_dir), "AUTOGRADER_ROOT": str(tmp_path / "autograder")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode != 0
+    assert "Python 3.10 or newer" in run.stderr and "Python 3.8.10" in run.stderr
+    assert "Ubuntu 22.04" in run.stderr
+    assert not (tmp_path / "autograder" / "embed-grader-venv").exists()
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")

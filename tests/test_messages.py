@@ -360,7 +360,7 @@ def test_cli_speaks_the_language(wrong: Path, graded: dict[str, Report], lang: s
             lang,
         ],
         cwd=ROOT,
-        env=dict(os.environ, PYTHONIOENCODING="utf-8"),
+        env={k: v for k, v in os.environ.items() if k != "COLUMNS"} | {"PYTHONIOENCODING": "utf-8"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         encoding="utf-8",
@@ -377,14 +377,16 @@ def test_cli_speaks_the_language(wrong: Path, graded: dict[str, Report], lang: s
     assert text("status.pass", lang) in out
     assert text("render.failures", lang) + ":" in out
     assert text("render.hint", lang) + ":" in out
-    assert text("render.seed", lang, seed=5) in out
+    assert text("render.seed", lang, seed=5) in " ".join(out.split())  # a long path wraps
+    # Piped, the text is wrapped to 80 columns; a long command goes on with " \\".
+    joined = re.sub(r" \\\n +", " ", out)
     for c in report.checks:
         if c.reproduce:
-            assert c.reproduce in out
+            assert c.reproduce in joined
     # No English labels are left.
     for english in ("step 2 lookup", "score ", "what to fix", "FAIL", "replay:", "hint:"):
         assert english not in out, english
-    assert render_text(report, lang) == out
+    assert render_text(report, lang, width=80) == out
 
 
 # Steps that have not been started ---------------------------------------------------------
@@ -460,6 +462,8 @@ NOT_FAILURE_PREFIXES = (
     "kind.",
     "page.",
     "report.kind.",
+    "gradescope.",
+    "submission.",
     "report.json.schema_",
 )
 

@@ -1,6 +1,9 @@
 """Build the Gradescope autograder: ``python ci-templates/gradescope/build_bundle.py [DIST]``.
 
-Also run by ``nox -s gradescope``.  Writes ``DIST/gradescope-autograder.zip`` (DIST
+Also run by ``nox -s gradescope``; ``--wheel`` builds only the grader's wheel into
+DIST (``nox -s wheel``), the file a course gives students or installs in CI.  Every
+wheel built here is checked to hold the grader package and nothing else: no
+reference solution (the repository's ``embed.py``) and no ``reference/`` files.  Writes ``DIST/gradescope-autograder.zip`` (DIST
 defaults to ``dist/``) holding ``setup.sh`` and ``run_autograder`` from this folder
 and a wheel of the grader built from the repository, which ``setup.sh`` installs.
 Upload the zip as the assignment's autograder ("Zip file upload").
@@ -38,8 +41,21 @@ def _setuptools_ok() -> bool:
     return True
 
 
+def stray_files(wheel_path: Path) -> list[str]:
+    """The files of a wheel that are not part of the grader: it must give away no answers."""
+    with zipfile.ZipFile(wheel_path) as z:
+        names = z.namelist()
+    return [
+        n
+        for n in names
+        if not (n.startswith("grader/") or (n.split("/")[0].endswith(".dist-info") and "/" in n))
+        or n.split("/")[-1] == "embed.py"
+        or "reference/" in n
+    ]
+
+
 def wheel(root: Path, dest: Path) -> Path:
-    """Build the grader's wheel into ``dest`` with pip and return its path."""
+    """Build the grader's wheel into ``dest`` with pip, check it and return its path."""
     command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dest)]
     if _setuptools_ok():
         command.append("--no-build-isolation")
@@ -47,7 +63,24 @@ def wheel(root: Path, dest: Path) -> Path:
     found = sorted(dest.glob("embed_grader-*.whl"))
     if len(found) != 1:
         raise RuntimeError("expected one wheel in %s, found %d" % (dest, len(found)))
+    stray = stray_files(found[0])
+    if stray:
+        found[0].unlink()
+        raise RuntimeError("the wheel holds files that are not the grader's: %s" % ", ".join(stray))
     return found[0]
+
+
+def build_wheel(root: Path = ROOT, dist: Path | None = None) -> Path:
+    """Write the checked wheel into ``dist`` (replacing an older one) and return its path."""
+    dist = Path(dist) if dist is not None else root / "dist"
+    dist.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="embed-grader-wheel-") as tmp:
+        built = wheel(root, Path(tmp))
+        for old in dist.glob("embed_grader-*.whl"):
+            old.unlink()
+        target = dist / built.name
+        target.write_bytes(built.read_bytes())
+    return target
 
 
 def build(root: Path = ROOT, dist: Path | None = None) -> Path:
@@ -70,4 +103,8 @@ def build(root: Path = ROOT, dist: Path | None = None) -> Path:
 
 
 if __name__ == "__main__":
-    print(build(ROOT, Path(sys.argv[1]) if len(sys.argv) > 1 else None))
+    args = sys.argv[1:]
+    only_wheel = "--wheel" in args
+    args = [a for a in args if a != "--wheel"]
+    where = Path(args[0]) if args else None
+    print(build_wheel(ROOT, where) if only_wheel else build(ROOT, where))
