@@ -9,7 +9,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any, NamedTuple
 
-from grader.layout import escape, wrap, wrap_command
+from grader.layout import cells, escape, wrap, wrap_command
 from grader.messages import text
 from grader.results import Report, Status
 
@@ -35,8 +35,9 @@ def step_pointer(step: int, lang: str) -> str:
 Line = tuple[str, str]  # (style, text): one line of the text report and how to colour it
 
 # How each kind of line is broken when it is too wide: "prose" at spaces with a
-# hanging indent, "command" so that it still pastes into a shell, "fixed" never.
-_FIXED, _PROSE, _COMMAND = "fixed", "prose", "command"
+# hanging indent, "command" so that it still pastes into a shell, "row" (a step's
+# columns, then its state) only in the state, kept under its column, "fixed" never.
+_FIXED, _PROSE, _COMMAND, _ROW = "fixed", "prose", "command", "row"
 
 
 def render_text(
@@ -64,6 +65,9 @@ def render_lines(
                 indent = " " * (len(head) - len(head.lstrip(" ")) + 4)
                 out += [(e.style, line) for line in wrap_command(head, command, width, indent)]
             continue
+        if e.how == _ROW:
+            out += [(e.style, line) for line in _row(escape(e.head), escape(e.text), width)]
+            continue
         for piece in escape(e.text).split("\n"):
             if width is None or e.how == _FIXED:
                 out.append((e.style, piece))
@@ -71,6 +75,17 @@ def render_lines(
                 lead = " " * (len(piece) - len(piece.lstrip(" ")))
                 out += [(e.style, line) for line in wrap(piece, width, lead + "  ")]
     return out
+
+
+def _row(head: str, state: str, width: int | None) -> list[str]:
+    """A step's row: the state wrapped in the room left after ``head``, under its column."""
+    if width is None or cells(head + state) <= width:
+        return [head + state]
+    room = width - cells(head)
+    if room < 12:  # too narrow for a column: the state goes below, indented
+        return [head.rstrip(" ")] + wrap("    " + state, width, "    ")
+    pieces = wrap(state, room)
+    return [head + pieces[0]] + [" " * cells(head) + p for p in pieces[1:]]
 
 
 class _Entry(NamedTuple):
@@ -115,9 +130,10 @@ def _entries(report: Report, lang: str, verbose: bool) -> list[_Entry]:
         lines.append(
             _Entry(
                 style,
-                _FIXED,
-                "%s %6.2f / %6.2f  %s"
-                % (_pad(t("render.step", step=step, title=title), 46), got, most, state),
+                _ROW,
+                state,
+                "%s %6.2f / %6.2f  "
+                % (_pad(t("render.step", step=step, title=title), 46), got, most),
             )
         )
     lines.append(_Entry("plain", _FIXED, ""))

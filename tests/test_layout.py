@@ -16,6 +16,7 @@ import pytest
 from grader import layout
 from grader.cli import main
 from grader.layout import cells, escape, wrap, wrap_command
+from grader.messages import text
 
 ROOT = Path(__file__).resolve().parents[1]
 WRONG = sorted((ROOT / "tests" / "corpus" / "wrong").glob("*.py"))
@@ -108,6 +109,28 @@ def test_no_line_wider_than_80_when_piped(
         wide = [line for line in out.splitlines() if cells(line) > 80]
         assert wide == [], (module.name, wide)
         assert "\x1b" not in out
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "zh"])
+def test_a_long_step_state_wraps_under_its_column(
+    lang: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The untouched stub's step 0 says it waits for a function, in words wider than the row."""
+    monkeypatch.setenv("COLUMNS", "80")
+    main([str(ROOT / "exercises" / "embed.py"), "--seed", "4", "--lang", lang, "--no-report"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if cells(line) > 80] == []
+    first = next(i for i, line in enumerate(lines) if "0.00 /   5.00" in line)
+    column = cells(lines[first][: lines[first].index("5.00") + len("5.00  ")])
+    state = lines[first][lines[first].index("5.00") + len("5.00  ") :]
+    rest = []
+    for line in lines[first + 1 :]:
+        if not line.strip() or cells(line) - cells(line.lstrip(" ")) != column:
+            break
+        rest.append(line.strip())
+    assert rest or lang != "en"  # English needs a second line at 80 columns
+    shown = "".join([state] + rest).replace(" ", "")
+    assert shown == text("status.waiting", lang).replace(" ", "")
 
 
 def test_student_strings_reach_the_terminal_escaped(
