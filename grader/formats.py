@@ -156,9 +156,10 @@ def _num(x: float) -> str:
 
 # Gradescope ----------------------------------------------------------------------------
 
-# The 44 report checks become a few tests: per file, its reading and layout, then
-# each kind of content.  A file that cannot be read is one test on its own.
+# The report checks become a few tests: whether the code writes the files as handed
+# in, then per file its reading and layout, then each kind of content.  A file that cannot be read is one test on its own.
 REPORT_GROUPS = (
+    ("code.files", ("report.write", "report.same")),
     ("json.file", ("report.json.file", "report.json.schema")),
     ("json.values", ("report.json.values.",)),
     ("json.consistency", ("report.json.consistency.",)),

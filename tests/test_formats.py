@@ -192,10 +192,10 @@ def validate_gradescope(text: str) -> dict[str, Any]:
 def test_gradescope_of_a_right_module(right: Report) -> None:
     data = validate_gradescope(render(right, "gradescope"))
     assert data["score"] == data["max_score"] == MAX_SCORE
-    # One test per check of the code, six for the 44 checks of the report files.
+    # One test per check of the code, seven for the 46 checks of the report step.
     code_checks = [c for c in right.checks if c.function != "report"]
-    assert len([c for c in right.checks if c.function == "report"]) == 44
-    assert len(data["tests"]) == len(code_checks) + 6
+    assert len([c for c in right.checks if c.function == "report"]) == 46
+    assert len(data["tests"]) == len(code_checks) + 7
     assert all(t["status"] == "passed" for t in data["tests"])
     assert round(sum(t["max_score"] for t in data["tests"]), 2) == MAX_SCORE
     assert "seed 3" in data["output"]
@@ -213,20 +213,20 @@ def test_gradescope_of_a_wrong_module(wrong: Report) -> None:
 
 
 def test_gradescope_groups_the_report_checks(tmp_path: Path) -> None:
-    """Forgotten report files are two failing tests, not 44."""
+    """Forgotten report files are one failing test, not one per report check: the
+    files the code writes are graded, the ones handed in only have to match them."""
     report = grade(ROOT / "embed.py", seed=3, report_dir=tmp_path)
     data = validate_gradescope(render_gradescope(report))
     failed = [t for t in data["tests"] if t["status"] == "failed"]
     assert [t["name"] for t in failed] == [
-        "report files · embed_report.json: reading the file and its keys",
-        "report files · embed_report.md: reading the file and its headings",
+        "report files · write_report: the files it writes, and whether they match those handed in",
     ]
-    assert all(t["score"] == 0 for t in failed)
-    assert round(sum(t["max_score"] for t in failed), 2) == 15
-    assert "35 more checks of the report lost their points" in failed[0]["output"]
-    assert "0 of 36 checks passed" in failed[0]["output"]
-    assert data["score"] == 85
-    # With the files present but one wrong value, only the values test fails.
+    assert "report.same" in failed[0]["output"] and "python embed.py" in failed[0]["output"]
+    assert "1 of 2 checks passed" in failed[0]["output"]
+    report_tests = [t for t in data["tests"] if t["name"].startswith("report files")]
+    assert len(report_tests) == 7
+    assert 99 < data["score"] < 100
+    # Handed-in files with one value changed: still that one test, and only it.
     (tmp_path / "embed_report.md").write_text(
         (REFERENCE / "embed_report.md").read_text(encoding="utf-8"), encoding="utf-8"
     )
@@ -236,11 +236,16 @@ def test_gradescope_groups_the_report_checks(tmp_path: Path) -> None:
     data = validate_gradescope(
         render_gradescope(grade(ROOT / "embed.py", seed=3, report_dir=tmp_path))
     )
-    report_tests = [t for t in data["tests"] if t["name"].startswith("report files")]
-    assert len(report_tests) == 6
-    failing = [t for t in report_tests if t["status"] == "failed"]
-    assert [t["name"] for t in failing] == ["report files · embed_report.json: the measured values"]
-    assert "vocab" in failing[0]["output"] and "29 of 30 checks passed" in failing[0]["output"]
+    failing = [t for t in data["tests"] if t["status"] == "failed"]
+    assert [t["name"] for t in failing] == [t["name"] for t in failed]
+    # Handed-in files equal to what the code writes: every report test passes.
+    (tmp_path / "embed_report.json").write_text(
+        (REFERENCE / "embed_report.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    data = validate_gradescope(
+        render_gradescope(grade(ROOT / "embed.py", seed=3, report_dir=tmp_path))
+    )
+    assert all(t["status"] == "passed" for t in data["tests"])
 
 
 def test_gradescope_of_nasty_text_and_of_a_grader_error() -> None:
