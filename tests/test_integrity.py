@@ -73,7 +73,7 @@ def test_cleanup_never_changes_a_linked_host_file_as_a_plain_user(
 ) -> None:
     """Root may remove anything: as root the old cleanup never chmodded; a plain user
     running the grader had the mode of the link's target changed."""
-    if not as_nobody_works(sys.executable, "-c", "import grader") or not as_nobody_works(
+    if not as_nobody_works(sys.executable, "-c", "import grader.engine") or not as_nobody_works(
         CHILD_PYTHON, "-c", "pass"
     ):
         pytest.skip("cannot run the grader as an unprivileged user here")
