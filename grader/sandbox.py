@@ -794,6 +794,16 @@ class Sandbox:
             self._began = time.monotonic()
         self._stale = ""
         self._tmp = tempfile.mkdtemp(prefix="embed-grader-")
+        try:
+            self._launch()
+        except BaseException:
+            # Whatever stopped the start (no user to lease, no cgroup, a signal): the
+            # folder just made goes now, not when someone remembers to close.
+            self._stop()
+            raise
+
+    def _launch(self) -> None:
+        assert self._tmp is not None
         self._marker = secrets.token_hex(8)
         if self.isolation != "process" and _drops_user():
             self._lease = users.lease()
@@ -828,7 +838,6 @@ class Sandbox:
                 **as_user,
             )
         except OSError as exc:
-            self._stop()
             raise SandboxError("cannot start %s: %s" % (self.python, exc)) from exc
         if self._cgroup is not None and not self._cgroup.add(self._proc.pid):
             self._cgroup.remove()
@@ -841,7 +850,6 @@ class Sandbox:
             self.python_version = wire.ready(decode(line))
         except (_Died, _TooLarge, OffProtocol):
             why = self._startup_error()
-            self._stop()
             raise SandboxError(
                 "the child runner did not start with %s: %s" % (self.python, why)
             ) from None

@@ -625,3 +625,25 @@ def test_speed(box: Sandbox) -> None:
     assert all(o.value == 11.0 for o in out)
     assert elapsed < 0.5, elapsed
     assert sys.version_info >= (3, 10)
+
+
+def test_a_start_that_fails_before_the_child_runs_leaves_no_folder(
+    basic: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A start stopped between making the child's folder and starting the child (here
+    no cgroup can be made) removes that folder at once, without a close."""
+    import tempfile
+
+    import grader.sandbox as sandbox
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def broken(_pids_max: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sandbox._Cgroup, "make", broken)
+    sb = Sandbox(basic, names=NAMES)
+    with pytest.raises(KeyboardInterrupt):
+        sb.load()
+    assert list(tmp_path.iterdir()) == []
+    sb.close()
