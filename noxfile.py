@@ -127,7 +127,12 @@ def mutants(session: nox.Session) -> None:
 def exercises(session: nox.Session) -> None:
     """Regenerate the student stub exercises/embed.py (``-- --check`` only compares)."""
     session.run(
-        "python", "-m", "grader.stubgen", "embed.py", "exercises/embed.py", *session.posargs
+        "python",
+        "-m",
+        "grader.labs.embed.stubgen",
+        "embed.py",
+        "exercises/embed.py",
+        *session.posargs,
     )
 
 

@@ -17,13 +17,13 @@ __all__ = ["CheckResult", "Report", "Status", "UsageError", "__version__", "grad
 
 
 def __getattr__(name: str) -> Any:
-    # Imported on first use, so that `grader.oracle` and friends load on their own.
+    # Imported on first use, so that `grader.labs.embed.oracle` and friends load on their own.
     if name in ("grade", "UsageError"):
-        from grader import engine
+        from grader.engine import grading as engine
 
         return getattr(engine, name)
     if name in ("CheckResult", "Report", "Status"):
-        from grader import results
+        from grader.engine import results
 
         return getattr(results, name)
     raise AttributeError("module 'grader' has no attribute %r" % name)

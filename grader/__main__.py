@@ -1,3 +1,3 @@
-from grader.cli import main
+from grader.engine.cli import main
 
 raise SystemExit(main())

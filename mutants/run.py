@@ -28,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.contract import FUNCTIONS
+from grader.labs.embed.contract import FUNCTIONS
 from mutants.operators import Mutant, mutants_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,7 +96,7 @@ def reference_mutants(path: Path = REFERENCE) -> list[Mutant]:
 def grade_file(path: str, seed: int, timeout: float, ident: str = "") -> Outcome:
     """Grade one module; runs in a worker process."""
     from grader import grade
-    from grader.results import Status
+    from grader.engine.results import Status
 
     start = time.perf_counter()
     try:

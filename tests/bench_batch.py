@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from grader.batch import BatchOptions, BatchResult, _write, discover, run_batch  # noqa: E402
-from grader.classpage import write_pages  # noqa: E402
-from grader.similar import class_similarity  # noqa: E402
+from grader.engine.batch import BatchOptions, BatchResult, _write, discover, run_batch  # noqa: E402
+from grader.engine.classpage import write_pages  # noqa: E402
+from grader.engine.similar import class_similarity  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 HANGING = 5

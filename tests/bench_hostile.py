@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"
 sys.path.insert(0, str(ROOT))
 
-from grader import sandbox  # noqa: E402
+from grader.engine import sandbox  # noqa: E402
 
 ONE = (
     "import json, resource, sys, time\n"
@@ -35,7 +35,7 @@ ONE = (
 )
 CLASS = (
     "import json, resource, sys, time\n"
-    "from grader.batch import BatchOptions, run_batch\n"
+    "from grader.engine.batch import BatchOptions, run_batch\n"
     "start = time.monotonic()\n"
     "opts = BatchOptions(seed=11, jobs=2, timeout=float(sys.argv[3]), pool='thread',\n"
     "                    isolation=sys.argv[4])\n"

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from grader import batch, layout
-from grader.batch import BatchOptions, BatchResult, discover, run_batch, student_seed
-from grader.cli import main
-from grader.contract import MAX_SCORE
+from grader.engine import batch, layout
+from grader.engine.batch import BatchOptions, BatchResult, discover, run_batch, student_seed
+from grader.engine.cli import main
+from grader.labs.embed.contract import MAX_SCORE
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -186,7 +186,7 @@ def test_nested_module_is_named_from_the_submission_folder(tmp_path: Path) -> No
 
 def test_summary_names_mistakes_in_words(graded: tuple[Path, BatchResult]) -> None:
     base, result = graded
-    from grader.messages import kind
+    from grader.engine.messages import kind
 
     failing = result.summary["failing_checks"]
     codes = {code for f in failing for code in f["codes"]}
@@ -349,7 +349,8 @@ def test_single_file_interface_is_unchanged(capsys: pytest.CaptureFixture[str]) 
 
 
 @pytest.mark.skipif(
-    __import__("grader.sandbox").sandbox.bwrap_problem() != "", reason="bubblewrap cannot run"
+    __import__("grader.engine.sandbox").engine.sandbox.bwrap_problem() != "",
+    reason="bubblewrap cannot run",
 )
 def test_batch_under_bubblewrap(tmp_path: Path) -> None:
     root = tmp_path / "class"
@@ -424,7 +425,7 @@ def test_links_are_never_followed(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "ko", "zh"])
 def test_a_refused_link_is_explained_in_every_language(tmp_path: Path, lang: str) -> None:
-    from grader.messages import text
+    from grader.engine.messages import text
 
     root = tmp_path / "class"
     (root / "linky").mkdir(parents=True)
@@ -484,7 +485,7 @@ def test_a_submission_that_changes_the_grader_stops_the_batch(
 ) -> None:
     """A stand-in for the installed grader: a change to any of its files (or a new
     file among them) is found after the submission that made it."""
-    from grader import integrity
+    from grader.engine import integrity
 
     fake = tmp_path / "installed" / "grader"
     fake.mkdir(parents=True)

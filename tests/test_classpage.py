@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from grader.batch import BatchOptions, BatchResult, run_batch
-from grader.cli import main
+from grader.engine.batch import BatchOptions, BatchResult, run_batch
+from grader.engine.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))

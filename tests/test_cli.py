@@ -13,11 +13,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader.cli import main
+from grader.engine.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference"
-SCHEMA = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
+SCHEMA = json.loads(
+    (ROOT / "grader" / "engine" / "schemas" / "result.schema.json").read_text("utf-8")
+)
 PY38 = Path("/root/.pyenv/versions/3.8.18/bin/python3.8")
 
 
@@ -209,7 +211,7 @@ def test_the_closest_ids_are_named_in_every_language(capsys, lang):
 
 def test_the_library_refuses_an_empty_selection_too():
     from grader import grade
-    from grader.engine import UsageError
+    from grader.engine.grading import UsageError
 
     with pytest.raises(UsageError) as exc:
         grade(ROOT / "embed.py", seed=1, only=["lookup.valu"])
@@ -249,7 +251,8 @@ def test_a_function_alone_keeps_its_share(capsys):
 
 
 def test_the_catalogue_lists_every_check_of_a_full_run():
-    from grader import grade, selection
+    from grader import grade
+    from grader.engine import selection
 
     report = grade(ROOT / "embed.py", seed=3, report_dir=REFERENCE)
     graded = {(c.id, c.step, c.function) for c in report.checks}

@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from grader import cases, oracle
-from grader.checks import CHECKS, Returns, build
-from grader.compare import allowed_error, diff, float_diff, int_diff
-from grader.contract import ATOL, RTOL, Answer
-from grader.sandbox import Foreign
+from grader.engine.compare import allowed_error, diff, float_diff, int_diff
+from grader.engine.sandbox import Foreign
+from grader.labs.embed import cases, oracle
+from grader.labs.embed.checks import CHECKS, Returns, build
+from grader.labs.embed.contract import ATOL, RTOL, Answer
 
 
 def test_tolerance_is_asymmetric():

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import contract
-from grader.results import Report
+from grader.engine.results import Report
+from grader.labs.embed import contract
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"

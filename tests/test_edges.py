@@ -1,4 +1,4 @@
-"""Every function is tried at every edge of its legal inputs (``grader/edges.py``)."""
+"""Every function is tried at every edge of its legal inputs (``grader/labs/embed/edges.py``)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import edges
-from grader.checks import Case, Raises, Returns
-from grader.contract import NAMES
+from grader.labs.embed import edges
+from grader.labs.embed.checks import Case, Raises, Returns
+from grader.labs.embed.contract import NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 FUNCTIONS = [n.name for n in NAMES if not n.is_constant]
@@ -51,5 +51,5 @@ def test_edges_are_read_off_the_cases() -> None:
 
 def test_the_documented_table_is_the_generated_one() -> None:
     doc = (ROOT / "docs" / "edges.md").read_text(encoding="utf-8")
-    assert doc.endswith(edges.table()), "run: python -m grader.edges (docs/edges.md)"
+    assert doc.endswith(edges.table()), "run: python -m grader.labs.embed.edges (docs/edges.md)"
     assert "**none**" not in doc

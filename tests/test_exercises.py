@@ -13,12 +13,12 @@ from types import ModuleType
 
 import pytest
 
-from grader import contract, stubgen
+from grader.labs.embed import contract, stubgen
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "embed.py"
 STUB = ROOT / "exercises" / "embed.py"
-STEPS_JSON = ROOT / "grader" / "messages" / "steps.json"
+STEPS_JSON = ROOT / "grader" / "engine" / "messages" / "steps.json"
 READMES = {"en": "README.md", "ko": "README.ko.md", "zh": "README.zh.md"}
 STEP8_CONSTANTS = {
     "PROBE": contract.PROBE,
@@ -60,7 +60,7 @@ def _public_functions(tree: ast.Module) -> dict[str, ast.FunctionDef]:
 def test_committed_stub_is_what_the_generator_makes() -> None:
     expected = stubgen.generate(REFERENCE.read_text(encoding="utf-8"))
     assert STUB.read_text(encoding="utf-8") == expected, (
-        "exercises/embed.py is stale: run python -m grader.stubgen embed.py exercises/embed.py"
+        "exercises/embed.py is stale: run python -m grader.labs.embed.stubgen embed.py exercises/embed.py"
     )
 
 

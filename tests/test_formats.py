@@ -17,16 +17,16 @@ import jsonschema
 import pytest
 
 from grader import grade
-from grader.cli import main, parser
-from grader.contract import MAX_SCORE
-from grader.formats import clean, gradescope_results, render_gradescope, render_junit
-from grader.render import RENDERERS, render
-from grader.results import CheckResult, Report, Status
+from grader.engine.cli import main, parser
+from grader.engine.formats import clean, gradescope_results, render_gradescope, render_junit
+from grader.engine.render import RENDERERS, render
+from grader.engine.results import CheckResult, Report, Status
+from grader.labs.embed.contract import MAX_SCORE
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"
 WRONG = ROOT / "tests" / "corpus" / "wrong" / "cosine_not_divided.py"
-GRADESCOPE_SCHEMA = ROOT / "grader" / "schemas" / "gradescope-results.schema.json"
+GRADESCOPE_SCHEMA = ROOT / "grader" / "engine" / "schemas" / "gradescope-results.schema.json"
 BUNDLER = ROOT / "ci-templates" / "gradescope" / "build_bundle.py"
 
 NASTY = "a\x00b\x07c\x1b[31md\x7f <&> \"quoted\" 'single' \ud800 \ufffe \uffff ]]> é 한 中"
@@ -299,7 +299,7 @@ def test_wheel_holds_the_grader_and_no_solution(tmp_path: Path) -> None:
     built = bundler.build_wheel(ROOT, tmp_path / "dist")
     with zipfile.ZipFile(built) as z:
         names = z.namelist()
-    assert "grader/cli.py" in names and "grader/messages/en.json" in names
+    assert "grader/engine/cli.py" in names and "grader/engine/messages/en.json" in names
     assert not [n for n in names if n.rsplit("/", 1)[-1] == "embed.py" or "reference/" in n]
     assert {n.split("/")[0] for n in names} == {
         "grader",
@@ -309,7 +309,7 @@ def test_wheel_holds_the_grader_and_no_solution(tmp_path: Path) -> None:
     # A wheel that carried the answer key would be refused.
     bad = tmp_path / "bad.whl"
     with zipfile.ZipFile(bad, "w") as z:
-        z.writestr("grader/cli.py", "")
+        z.writestr("grader/engine/cli.py", "")
         z.writestr("embed.py", "")
         z.writestr("reference/embed_report.json", "{}")
         z.writestr("embed_grader-0.1.0.dist-info/METADATA", "")

@@ -18,10 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader import engine, grade, sandbox, wire
-from grader.contract import NAMES
-from grader.render import RENDERERS, render
-from grader.sandbox import Call, Loaded, Outcome, Raised
+from grader import grade
+from grader.engine import grading as engine
+from grader.engine import sandbox, wire
+from grader.engine.render import RENDERERS, render
+from grader.engine.sandbox import Call, Loaded, Outcome, Raised
+from grader.labs.embed.contract import NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 FUNCTIONS = [n.name for n in NAMES if not n.is_constant]

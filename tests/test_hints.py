@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import grade, hints
-from grader.messages import text
+from grader import grade
+from grader.engine.messages import text
+from grader.labs.embed import hints
 
 ROOT = Path(__file__).resolve().parents[1]
 WRONG = ROOT / "tests" / "corpus" / "wrong"

@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import grade, safefs, sandbox
-from grader.contract import NAMES
-from grader.render import render
-from grader.results import Report, Status
+from grader import grade
+from grader.engine import safefs, sandbox
+from grader.engine.render import render
+from grader.engine.results import Report, Status
+from grader.labs.embed.contract import NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -380,8 +381,8 @@ def test_a_submission_cannot_rewrite_the_grader(mode: str, tmp_path: Path) -> No
     base = public_grader_copy()
     try:
         targets = [
-            base / "grader" / "_child.py",
-            base / "grader" / "oracle.py",
+            base / "grader" / "engine" / "_child.py",
+            base / "grader" / "labs" / "embed" / "oracle.py",
             base / "classmate" / "embed_report.json",
         ]
         before = {t: t.read_bytes() for t in targets}
@@ -481,7 +482,7 @@ def test_nothing_in_the_child_holds_an_expected_value(tmp_path: Path) -> None:
     assert not report.blamed(), failing(report)
     seen = {float.fromhex(h) for h in json.loads(dump.read_text())}
 
-    from grader.checks import CHECKS, Multiplies, Returns, build
+    from grader.labs.embed.checks import CHECKS, Multiplies, Returns, build
 
     inputs: set[float] = set()
     expected: set[float] = set()

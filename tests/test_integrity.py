@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import safefs, sandbox
+from grader.engine import safefs, sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "embed.py"
@@ -73,9 +73,9 @@ def test_cleanup_never_changes_a_linked_host_file_as_a_plain_user(
 ) -> None:
     """Root may remove anything: as root the old cleanup never chmodded; a plain user
     running the grader had the mode of the link's target changed."""
-    if not as_nobody_works(sys.executable, "-c", "import grader.engine") or not as_nobody_works(
-        CHILD_PYTHON, "-c", "pass"
-    ):
+    if not as_nobody_works(
+        sys.executable, "-c", "import grader.engine.grading"
+    ) or not as_nobody_works(CHILD_PYTHON, "-c", "pass"):
         pytest.skip("cannot run the grader as an unprivileged user here")
     if isolation == "bwrap" and (
         sandbox.bwrap_problem() or not as_nobody_works("bwrap", "--ro-bind", "/", "/", "true")
@@ -154,7 +154,7 @@ def test_sigterm_ends_the_grader_at_once_and_cleans_up(isolation: str, tmp_path:
 def test_batch_reads_no_output_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In a class: output made a named pipe, or a link to a classmate's module or to the
     previous gradebook; nothing blocks and nothing of those files reaches the feedback."""
-    from grader.batch import BatchOptions, run_batch
+    from grader.engine.batch import BatchOptions, run_batch
 
     monkeypatch.setenv("EMBED_GRADER_FAKE_TOKEN", "tok-91c2e")
     root = tmp_path / "class"
@@ -296,7 +296,7 @@ PEAK = (
     "import json, resource, sys\n"
     "from pathlib import Path\n"
     "if sys.argv[1] == 'batch':\n"
-    "    from grader.batch import BatchOptions, run_batch\n"
+    "    from grader.engine.batch import BatchOptions, run_batch\n"
     "    opts = BatchOptions(seed=3, jobs=2, timeout=2.0, pool='thread')\n"
     "    rows = run_batch(sys.argv[2], sys.argv[3], opts).rows\n"
     "    error = [r.detail for r in rows if r.status == 'grader error']\n"

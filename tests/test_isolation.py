@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import sandbox, users
-from grader.cli import main
-from grader.sandbox import Call, Sandbox
+from grader.engine import sandbox, users
+from grader.engine.cli import main
+from grader.engine.sandbox import Call, Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"

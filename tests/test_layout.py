@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import layout
-from grader.cli import main
-from grader.layout import cells, escape, wrap, wrap_command
-from grader.messages import text
+from grader.engine import layout
+from grader.engine.cli import main
+from grader.engine.layout import cells, escape, wrap, wrap_command
+from grader.engine.messages import text
 
 ROOT = Path(__file__).resolve().parents[1]
 WRONG = sorted((ROOT / "tests" / "corpus" / "wrong").glob("*.py"))
@@ -152,7 +152,7 @@ def test_student_strings_reach_the_terminal_escaped(
 def test_rich_is_loaded_only_for_a_terminal() -> None:
     code = (
         "import sys\n"
-        "from grader.cli import main\n"
+        "from grader.engine.cli import main\n"
         "main([sys.argv[1], '--seed', '1', '--check', 'lookup', '--no-report'])\n"
         "sys.stderr.write('RICH=%s' % any(m.split('.')[0] == 'rich' for m in sys.modules))\n"
     )

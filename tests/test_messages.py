@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 
 import grader
-from grader import messages
-from grader.contract import STEPS
-from grader.messages import LANGUAGES, default_language, text
-from grader.render import render_text
-from grader.results import Report, Status
+from grader.engine import messages
+from grader.engine.messages import LANGUAGES, default_language, text
+from grader.engine.render import render_text
+from grader.engine.results import Report, Status
+from grader.labs.embed.contract import STEPS
 
 ROOT = Path(__file__).resolve().parent.parent
-CATALOGUES = ROOT / "grader" / "messages"
+CATALOGUES = ROOT / "grader" / "engine" / "messages"
 REFERENCE = ROOT / "embed.py"
 STUB = ROOT / "exercises" / "embed.py"
 TRANSLATIONS = [lang for lang in LANGUAGES if lang != "en"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import embed
-from grader import cases, oracle
+from grader.labs.embed import cases, oracle
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -34,13 +34,13 @@ embed = _load("embed", ROOT / "embed.py")
 
 @pytest.fixture(scope="module")
 def contract():
-    """grader/contract.py, loaded on its own (the grader package needs 3.10+)."""
+    """grader/labs/embed/contract.py, loaded on its own (the grader package needs 3.10+)."""
     try:
-        return _load("embed_grader_contract", ROOT / "grader" / "contract.py")
+        return _load("embed_grader_contract", ROOT / "grader" / "labs" / "embed" / "contract.py")
     except (SyntaxError, ImportError, TypeError):
         if sys.version_info >= (3, 10):
             raise
-        pytest.skip("grader/contract.py does not load on Python < 3.10")
+        pytest.skip("grader/labs/embed/contract.py does not load on Python < 3.10")
 
 
 @pytest.fixture(scope="module")

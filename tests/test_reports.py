@@ -1,4 +1,4 @@
-"""Tests of grader.reports: the grading of embed_report.json and embed_report.md.
+"""Tests of grader.labs.embed.reports: the grading of embed_report.json and embed_report.md.
 
 The corpus under tests/corpus/reports/ holds one broken report per failure kind;
 each case must fail exactly the findings listed in CASES.  Files that are awkward to
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from grader import reports
-from grader.contract import ATOL, REPORT_FIELDS, REPORT_HEADINGS, RTOL
-from grader.results import Status
+from grader.engine.results import Status
+from grader.labs.embed import reports
+from grader.labs.embed.contract import ATOL, REPORT_FIELDS, REPORT_HEADINGS, RTOL
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"

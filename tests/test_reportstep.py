@@ -15,12 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader import grade, reportstep
-from grader.contract import REPORT_JSON, REPORT_MD
-from grader.results import CheckResult, Report, Status
-from grader.sandbox import CONTRACT_NAMES as NAMES
-from grader.sandbox import Sandbox, WrittenFile
-from grader.wire import OffProtocol, reported
+from grader import grade
+from grader.engine.results import CheckResult, Report, Status
+from grader.engine.sandbox import CONTRACT_NAMES as NAMES
+from grader.engine.sandbox import Sandbox, WrittenFile
+from grader.engine.wire import OffProtocol, reported
+from grader.labs.embed import reportstep
+from grader.labs.embed.contract import REPORT_JSON, REPORT_MD
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "embed.py"
@@ -358,7 +359,7 @@ def test_a_writer_whose_helper_is_not_written_shows_where(tmp_path: Path) -> Non
 
 
 def test_calls_after_the_writer_get_a_new_child() -> None:
-    from grader.sandbox import Call
+    from grader.engine.sandbox import Call
 
     with Sandbox(REFERENCE) as box:
         assert box.write_report(FILES).kind == "written"

@@ -1,6 +1,6 @@
 """The stated rules, the checks and the student's texts stay in step.
 
-``grader/rules.py`` lists every error rule and every open behaviour the student
+``grader/labs/embed/rules.py`` lists every error rule and every open behaviour the student
 reads about.  Each one must be stated in the same words in the instructions of every
 language and in the docstrings of the functions it names; each graded rule must have
 checks that demand its exception, and each check that demands an exception or only
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.checks import CHECKS, Open, Raises, build
-from grader.messages import LANGUAGES, text
-from grader.rules import RULES, Rule
+from grader.engine.messages import LANGUAGES, text
+from grader.labs.embed.checks import CHECKS, Open, Raises, build
+from grader.labs.embed.rules import RULES, Rule
 
 ROOT = Path(__file__).resolve().parent.parent
 READMES = {

@@ -1,4 +1,4 @@
-"""Reading and removing what untrusted code could have replaced (grader/safefs.py)."""
+"""Reading and removing what untrusted code could have replaced (grader/engine/safefs.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from grader import safefs
+from grader.engine import safefs
 
 
 def test_reads_a_regular_file_up_to_the_limit(tmp_path):

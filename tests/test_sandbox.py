@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox import (
+from grader.engine.sandbox import (
     CHILD,
     Call,
     Foreign,
@@ -304,7 +304,7 @@ def test_third_party_placeholder(tmp_path: Path) -> None:
         """
         import json
         import numpy as np
-        from grader import sandbox
+        from grader.engine import sandbox
         import numpy.linalg
 
         def dot(a, b):
@@ -569,7 +569,7 @@ def test_answer_protocol_helpers() -> None:
 
 
 def test_grader_faults(basic: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import grader.sandbox as sandbox
+    import grader.engine.sandbox as sandbox
 
     monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
     sandbox.bwrap_problem.cache_clear()
@@ -634,7 +634,7 @@ def test_a_start_that_fails_before_the_child_runs_leaves_no_folder(
     no cgroup can be made) removes that folder at once, without a close."""
     import tempfile
 
-    import grader.sandbox as sandbox
+    import grader.engine.sandbox as sandbox
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 

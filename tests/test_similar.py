@@ -9,13 +9,13 @@ import os
 import shutil
 from pathlib import Path
 
-from grader import similar
-from grader.batch import BatchOptions, run_batch
-from grader.contract import BY_NAME
+from grader.engine import similar
+from grader.engine.batch import BatchOptions, run_batch
+from grader.labs.embed.contract import BY_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 RIGHT = sorted((ROOT / "tests" / "corpus" / "right").glob("*.py"))
-ORACLE = ROOT / "grader" / "oracle.py"
+ORACLE = ROOT / "grader" / "labs" / "embed" / "oracle.py"
 
 
 def renamed_copy(source: str) -> str:
@@ -97,8 +97,8 @@ def oracle_loader_glue() -> str:
     """About fifteen lines that load the installed grader's oracle and re-export it."""
     return (
         "import glob, importlib.util, sys\n"
-        "_hits = glob.glob('/usr/**/site-packages/grader/oracle.py', recursive=True)\n"
-        "_hits += glob.glob(sys.prefix + '/lib/*/site-packages/grader/oracle.py')\n"
+        "_hits = glob.glob('/usr/**/site-packages/grader/labs/embed/oracle.py', recursive=True)\n"
+        "_hits += glob.glob(sys.prefix + '/lib/*/site-packages/grader/labs/embed/oracle.py')\n"
         "_spec = importlib.util.spec_from_file_location('o', _hits[0])\n"
         "_o = importlib.util.module_from_spec(_spec)\n"
         "_spec.loader.exec_module(_o)\n"
@@ -145,9 +145,12 @@ def test_known_solutions_include_the_reference_when_it_is_there() -> None:
 
 
 def test_refers_to_grader() -> None:
-    assert similar.refers_to_grader("import grader.oracle as o\n") == "import grader.oracle"
+    assert (
+        similar.refers_to_grader("import grader.labs.embed.oracle as o\n")
+        == "import grader.labs.embed.oracle"
+    )
     assert similar.refers_to_grader("from grader import oracle\n") == "import grader"
-    assert "oracle" in similar.refers_to_grader("p = '/x/grader/oracle.py'\n")
+    assert "oracle" in similar.refers_to_grader("p = '/x/grader/labs/embed/oracle.py'\n")
     assert similar.refers_to_grader("import math\nx = 'graded'\n") == ""
     assert similar.refers_to_grader("def broken(:\n") == ""
 

@@ -11,10 +11,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader import contract, grade
-from grader.messages import text
-from grader.render import render
-from grader.results import Status
+from grader import grade
+from grader.engine.messages import text
+from grader.engine.render import render
+from grader.engine.results import Status
+from grader.labs.embed import contract
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,7 +76,9 @@ def test_the_reference_gets_full_marks_at_every_upto(upto):
 # What each step's label says ----------------------------------------------------------
 
 LANGUAGES = ("en", "ko", "zh")
-SCHEMA = json.loads((ROOT / "grader" / "schemas" / "result.schema.json").read_text("utf-8"))
+SCHEMA = json.loads(
+    (ROOT / "grader" / "engine" / "schemas" / "result.schema.json").read_text("utf-8")
+)
 
 
 def _line(out: str, lang: str, step: int) -> str:

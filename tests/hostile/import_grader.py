@@ -13,7 +13,7 @@ _where = getattr(_main, "__file__", None)
 if _where:
     _sys.path.insert(0, _os.path.dirname(_os.path.dirname(_os.path.abspath(_where))))
 try:
-    from grader import oracle as _oracle
+    from grader.labs.embed import oracle as _oracle
 except Exception:
     _oracle = None
 

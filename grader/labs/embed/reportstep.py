@@ -2,8 +2,8 @@
 
 ``write_report(outdir)`` runs in the child with a fresh folder
 (``Sandbox.write_report``), within :data:`WRITER_TIMEOUTS` per-call time limits.
-The files it wrote are graded by ``grader.reports`` against the recomputed values
-and against what the module's functions give (``grader.fromcode``).  Two findings
+The files it wrote are graded by ``grader.labs.embed.reports`` against the recomputed values
+and against what the module's functions give (``grader.labs.embed.fromcode``).  Two findings
 come before and after those 44:
 
 ``report.write``   the writer ran and finished (its traceback and line when it raised)
@@ -27,12 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader import reports, safefs
-from grader.contract import BY_NAME, REPORT_JSON, REPORT_MD
-from grader.fromcode import Measured
-from grader.messages import text
-from grader.results import Status
-from grader.sandbox import Written
+from grader.engine import safefs
+from grader.engine.messages import text
+from grader.engine.results import Status
+from grader.engine.sandbox import Written
+from grader.labs.embed import reports
+from grader.labs.embed.contract import BY_NAME, REPORT_JSON, REPORT_MD
+from grader.labs.embed.fromcode import Measured
 
 WRITER = "write_report"
 WRITER_TIMEOUTS = 5  # the writer may take this many per-call time limits

@@ -1,7 +1,7 @@
 """Formats for other systems: JUnit XML (CI test reports) and Gradescope's results.json.
 
-Both register themselves with ``grader.render`` on import, so ``--format junit`` and
-``--format gradescope`` work wherever ``grader.render`` is imported.
+Both register themselves with ``grader.engine.render`` on import, so ``--format junit`` and
+``--format gradescope`` work wherever ``grader.engine.render`` is imported.
 
 Messages can hold anything the student's code produced, so every string goes
 through ``clean`` first: characters that XML 1.0 does not allow (control
@@ -18,10 +18,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any
 
-from grader.contract import MAX_SCORE, REPORT
-from grader.messages import text
-from grader.render import register, render_text
-from grader.results import CheckResult, Report, Status
+from grader.engine.messages import text
+from grader.engine.render import register, render_text
+from grader.engine.results import CheckResult, Report, Status
+from grader.labs.embed.contract import MAX_SCORE, REPORT
 
 # Everything outside XML 1.0's Char production, plus the other C0/C1 controls
 # that are legal but unreadable; tab, newline and carriage return stay.

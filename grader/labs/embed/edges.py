@@ -4,7 +4,7 @@ which check tries them.
 ``required`` derives the edges from a function's parameters (a table, ids, a token
 id, a vector, ``k``); ``found`` reads them off the cases the checks actually build.
 ``tests/test_edges.py`` fails when a required edge has no case, and
-``python -m grader.edges`` writes the table of ``docs/edges.md``.
+``python -m grader.labs.embed.edges`` writes the table of ``docs/edges.md``.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from grader import cases as gen
-from grader import oracle
-from grader.checks import CHECKS, Case, Raises, Ranks, build
-from grader.contract import BY_NAME
+from grader.labs.embed import cases as gen
+from grader.labs.embed import oracle
+from grader.labs.embed.checks import CHECKS, Case, Raises, Ranks, build
+from grader.labs.embed.contract import BY_NAME
 
 TABLES = ("table", "matrix")
 VECTORS = ("vec", "hidden", "a", "b")

@@ -13,9 +13,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from grader import oracle
-from grader.compare import diff
-from grader.contract import BY_NAME, CONSTANTS, Answer
+from grader.engine.compare import diff
+from grader.labs.embed import oracle
+from grader.labs.embed.contract import BY_NAME, CONSTANTS, Answer
 
 Guess = tuple[str, Callable[..., Any]]
 

@@ -13,8 +13,8 @@ process, so a crash or a hang costs that submission its points and nothing more.
 
 The output folder gets ``gradebook.csv``, ``feedback/ID.txt``, ``feedback/ID.json`` and
 ``feedback/ID.html``, ``summary.txt`` and ``summary.json`` (with the similar submissions
-flagged, see ``grader.similar``), ``report.html`` (the class on one page, see
-``grader.classpage``) and ``.cache.json``: a submission whose files,
+flagged, see ``grader.engine.similar``), ``report.html`` (the class on one page, see
+``grader.engine.classpage``) and ``.cache.json``: a submission whose files,
 seed and options are unchanged, graded by the same grader, is not graded again
 (``--force`` regrades everything).
 
@@ -52,15 +52,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader import __version__, integrity, layout, safefs
-from grader.cli import option_problem
-from grader.contract import MAX_SCORE, REPORT_JSON, REPORT_MD, STEP_POINTS
-from grader.engine import UsageError, grade, new_seed
-from grader.messages import LANGUAGES, default_language, kind, text
-from grader.render import render
-from grader.results import Report, Status
-from grader.sandbox import CHOICES, MAX_MODULE, strongest, weaker_note
-from grader.similar import class_similarity
+from grader import __version__
+from grader.engine import integrity, layout, safefs
+from grader.engine.cli import option_problem
+from grader.engine.grading import UsageError, grade, new_seed
+from grader.engine.messages import LANGUAGES, default_language, kind, text
+from grader.engine.render import render
+from grader.engine.results import Report, Status
+from grader.engine.sandbox import CHOICES, MAX_MODULE, strongest, weaker_note
+from grader.engine.similar import class_similarity
+from grader.labs.embed.contract import MAX_SCORE, REPORT_JSON, REPORT_MD, STEP_POINTS
 
 MODULE_NAME = "embed.py"
 GRADED = "graded"
@@ -438,7 +439,7 @@ class BatchOptions:
     python: str | None = None
     lang: str = "en"
     pool: str = "process"  # or "thread"
-    # The child's sandbox (see grader.sandbox.CHOICES); auto: the strongest here.
+    # The child's sandbox (see grader.engine.sandbox.CHOICES); auto: the strongest here.
     isolation: str = "auto"
     max_seconds: float | None = None  # each submission's time cap (None: 10 time limits)
 
@@ -622,7 +623,7 @@ def run_batch(
     write_gradebook(out / "gradebook.csv", ordered)
     _write(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     _write(out / "summary.txt", summary_text(summary, opts.lang))
-    from grader.classpage import write_pages  # Jinja2 and pygal: not in the workers
+    from grader.engine.classpage import write_pages  # Jinja2 and pygal: not in the workers
 
     write_pages(out, ordered, summary, opts.lang, _write)
     return BatchResult(out, opts.seed, ordered, len(jobs), cached, seconds, summary, isolation)
@@ -665,7 +666,7 @@ def _write(path: Path, data: str) -> None:
 @contextmanager
 def _scratch(prefix: str) -> Iterator[str]:
     """A temporary folder that student code may have written in: its removal never
-    follows a link and never recurses (see grader/safefs.py)."""
+    follows a link and never recurses (see grader/engine/safefs.py)."""
     path = tempfile.mkdtemp(prefix=prefix)
     try:
         yield path

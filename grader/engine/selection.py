@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from grader.checks import CHECKS, MUTABLE_ARGS
-from grader.contract import BY_NAME, CONSTANTS, MODULE, REPORT
+from grader.labs.embed.checks import CHECKS, MUTABLE_ARGS
+from grader.labs.embed.contract import BY_NAME, CONSTANTS, MODULE, REPORT
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Entry:
 @functools.lru_cache(maxsize=1)
 def catalogue() -> tuple[Entry, ...]:
     """Every check a full run grades (the report checks included)."""
-    from grader import reportstep
+    from grader.labs.embed import reportstep
 
     entries = [Entry("imports.load", 0, MODULE), Entry("imports.stdlib", 0, MODULE)]
     entries += [Entry("%s.value" % name, 1, name) for name in CONSTANTS]

@@ -24,9 +24,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader import oracle
-from grader.compare import diff
-from grader.contract import (
+from grader.engine.compare import diff
+from grader.engine.sandbox import Call, Foreign, Outcome, answer_limit
+from grader.labs.embed import oracle
+from grader.labs.embed.contract import (
     ATOL,
     CONSTANTS,
     PROBE,
@@ -37,7 +38,6 @@ from grader.contract import (
     Answer,
     K,
 )
-from grader.sandbox import Call, Foreign, Outcome, answer_limit
 
 V, D, SEED = CONSTANTS["VOCAB"], CONSTANTS["DIM"], CONSTANTS["SEED"]
 

@@ -15,7 +15,7 @@ not flagged for saying the same few lines.  Fingerprints of the exercise's own
 stub (the code every student starts from) are left out when it is at hand.
 
 Besides the pairs, every submission is compared with the grader's oracle
-(``grader/oracle.py``, a complete solution the student has when the grader is
+(``grader/labs/embed/oracle.py``, a complete solution the student has when the grader is
 installed) and with the reference solution when it is available; a module whose
 source refers to the grader's files (an import of ``grader``, a path naming
 ``oracle.py``) is flagged as well, since it can load the oracle at run time.
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import safefs
+from grader.engine import safefs
 
 K = 12
 W = 8
@@ -261,8 +261,8 @@ def _read_submission(path: Path) -> str | None:
 
 def known_solutions() -> dict[str, Path]:
     """The complete solutions at hand: the oracle always, the reference when it is there."""
-    package = Path(__file__).resolve().parent
-    found = {ORACLE: package / "oracle.py"}
+    package = Path(__file__).resolve().parents[1]
+    found = {ORACLE: package / "labs" / "embed" / "oracle.py"}
     reference = package.parent / "embed.py"
     if reference.is_file():
         found[REFERENCE] = reference
@@ -270,7 +270,7 @@ def known_solutions() -> dict[str, Path]:
 
 
 def stub_path() -> Path | None:
-    stub = Path(__file__).resolve().parent.parent / "exercises" / "embed.py"
+    stub = Path(__file__).resolve().parents[2] / "exercises" / "embed.py"
     return stub if stub.is_file() else None
 
 

@@ -6,7 +6,7 @@ import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from grader.contract import CONSTANTS
+from grader.labs.embed.contract import CONSTANTS
 
 # The checks that find each report file, and the codes that say it does not exist.
 REPORT_FILES = ("report.json.file", "report.md.file")

@@ -1,6 +1,6 @@
 """The parent side of the child process that runs a student module.
 
-The child (``grader/_child.py``) receives only inputs and sends back only plain
+The child (``grader/engine/_child.py``) receives only inputs and sends back only plain
 JSON; expected values never exist in it.  See "The child protocol" in
 docs/architecture.md.  Nothing the student's code made is ever an object in
 this process: answers are decoded to plain values, with ``Foreign`` standing
@@ -31,9 +31,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from . import safefs, users, wire
-from .contract import BY_NAME, NAMES
-from .wire import (  # noqa: F401 - re-exported
+from grader.engine import safefs, users, wire
+from grader.engine.wire import (  # noqa: F401 - re-exported
     Foreign,
     OffProtocol,
     Raised,
@@ -42,6 +41,7 @@ from .wire import (  # noqa: F401 - re-exported
     unpack,
     unpack_rows,
 )
+from grader.labs.embed.contract import BY_NAME, NAMES
 
 CHILD = Path(__file__).with_name("_child.py")
 # The child's program is handed to the interpreter with ``-c``: no file of the

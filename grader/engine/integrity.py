@@ -71,14 +71,14 @@ def load_grader() -> None:
     import grader
 
     for info in pkgutil.walk_packages(grader.__path__, "grader."):
-        if info.name not in ("grader.__main__", "grader._child"):
+        if info.name not in ("grader.__main__", "grader.engine._child"):
             importlib.import_module(info.name)
 
 
 def grader_files(package: Path | None = None) -> list[tuple[Path, str]]:
     """The grader's folders and every file in them (compiled files included)."""
     if package is None:
-        package = Path(__file__).resolve().parent
+        package = Path(__file__).resolve().parents[1]
     found: list[tuple[Path, str]] = []
     stack = [package]
     while stack:

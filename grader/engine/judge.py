@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader import hints, oracle, show
-from grader.checks import Case, Multiplies, Open, Raises, Ranks, Returns
-from grader.compare import Mismatch, diff, type_name
-from grader.results import Status
-from grader.sandbox import Foreign, Outcome
+from grader.engine import show
+from grader.engine.compare import Mismatch, diff, type_name
+from grader.engine.results import Status
+from grader.engine.sandbox import Foreign, Outcome
+from grader.labs.embed import hints, oracle
+from grader.labs.embed.checks import Case, Multiplies, Open, Raises, Ranks, Returns
 
 
 @dataclass(frozen=True)

@@ -29,11 +29,11 @@ from markupsafe import Markup
 from pygal.style import Style
 
 from grader import __version__
-from grader.contract import STEP_POINTS
-from grader.messages import text
+from grader.engine.messages import text
+from grader.labs.embed.contract import STEP_POINTS
 
 if TYPE_CHECKING:
-    from grader.batch import Row
+    from grader.engine.batch import Row
 
 PAGE = "report.html"
 # Examples of students shown for one mistake; the count covers them all.
@@ -165,7 +165,7 @@ def mistakes(feedback: dict[str, dict[str, Any]]) -> list[Mistake]:
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("grader", "templates"),
+        loader=jinja2.PackageLoader("grader.engine", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -190,7 +190,12 @@ def _num(x: Any) -> str:
 @functools.lru_cache(maxsize=1)
 def _script() -> tuple[str, str]:
     """The page's own script and its CSP hash."""
-    source = resources.files("grader").joinpath("templates").joinpath("table.js").read_text("utf-8")
+    source = (
+        resources.files("grader.engine")
+        .joinpath("templates")
+        .joinpath("table.js")
+        .read_text("utf-8")
+    )
     digest = base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode()
     return source, "'sha256-%s'" % digest
 
@@ -203,7 +208,7 @@ def write_pages(
     write: Callable[[Path, str], None],
 ) -> Path:
     """Write ``feedback/ID.html`` for every row and ``report.html``; returns the page's path."""
-    from grader.batch import GRADED
+    from grader.engine.batch import GRADED
 
     def t(code: str, **params: Any) -> str:
         return text(code, lang, **params)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from grader.sandbox import Foreign
+from grader.engine.sandbox import Foreign
 
 SMALL_TABLE = 24  # cells up to which a table is shown literally
 

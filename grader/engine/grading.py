@@ -13,11 +13,25 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from grader import cases as gen
-from grader import fromcode, hints, reportstep, safefs, selection, show
-from grader.checks import CHECKS, MUTABLE_ARGS, Case, Check, Multiplies, Open, Ranks, Returns
-from grader.checks import plan as cases_for
-from grader.contract import (
+from grader.engine import safefs, selection, show
+from grader.engine.judge import Verdict, judge
+from grader.engine.messages import text
+from grader.engine.results import CheckResult, Report, Status
+from grader.engine.sandbox import MAX_MODULE, Call, Loaded, Outcome, Sandbox, Written, answer_limit
+from grader.labs.embed import cases as gen
+from grader.labs.embed import fromcode, hints, reportstep
+from grader.labs.embed.checks import (
+    CHECKS,
+    MUTABLE_ARGS,
+    Case,
+    Check,
+    Multiplies,
+    Open,
+    Ranks,
+    Returns,
+)
+from grader.labs.embed.checks import plan as cases_for
+from grader.labs.embed.contract import (
     BY_NAME,
     CONSTANTS,
     MODULE,
@@ -27,10 +41,6 @@ from grader.contract import (
     REPORT_MD,
     STEP_POINTS,
 )
-from grader.judge import Verdict, judge
-from grader.messages import text
-from grader.results import CheckResult, Report, Status
-from grader.sandbox import MAX_MODULE, Call, Loaded, Outcome, Sandbox, Written, answer_limit
 
 MODULE_FILE = "embed.py"  # what the student's module is called in their own folder
 
@@ -115,7 +125,7 @@ def grade(
     within: str | os.PathLike[str] | None = None,
     max_seconds: float | None = None,
 ) -> Report:
-    """Grade the module at ``path`` and return the report (see ``grader.results``).
+    """Grade the module at ``path`` and return the report (see ``grader.engine.results``).
 
     With ``student_root`` (the student's folder), paths in the report, the replay
     commands and the snippets are written relative to it.  ``single_file`` marks a
@@ -682,7 +692,7 @@ class Grading:
             )
 
     def report_checks(self, written: Written, measured: dict[str, fromcode.Measured]) -> None:
-        """Step 8: what the module's writer wrote (see grader.reportstep)."""
+        """Step 8: what the module's writer wrote (see grader.labs.embed.reportstep)."""
         report_dir = self.opts.report_dir or default_report_dir(self.path)
         if written.traceback:
             written = replace(written, traceback=self.portable(written.traceback) or "")

@@ -15,11 +15,12 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from grader import __version__, layout
-from grader.engine import UsageError, grade
-from grader.messages import LANGUAGES, default_language, text
-from grader.render import RENDERERS, render, render_lines
-from grader.results import Report
+from grader import __version__
+from grader.engine import layout
+from grader.engine.grading import UsageError, grade
+from grader.engine.messages import LANGUAGES, default_language, text
+from grader.engine.render import RENDERERS, render, render_lines
+from grader.engine.results import Report
 
 
 def parser() -> argparse.ArgumentParser:
@@ -124,7 +125,7 @@ def option_problem(
     if python and not (os.path.isfile(python) or shutil.which(python)):
         return text("cli.no_interpreter", lang, exe=python)
     if sandbox in ("bwrap", "user"):
-        from grader.sandbox import isolation_problem
+        from grader.engine.sandbox import isolation_problem
 
         problem = isolation_problem(sandbox, python)
         if problem and sandbox == "bwrap":
@@ -153,7 +154,7 @@ def _on_term(signum: int, frame: object) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["batch"]:
-        from grader import batch
+        from grader.engine import batch
 
         return batch.main(argv[1:])
     args = parser().parse_args(argv)

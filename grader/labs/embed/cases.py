@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 import random
 
-from grader import oracle
-from grader.contract import CONSTANTS
+from grader.labs.embed import oracle
+from grader.labs.embed.contract import CONSTANTS
 
 Table = list[list[float]]
 

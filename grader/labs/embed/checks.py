@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from grader import cases as gen
-from grader import oracle
-from grader.contract import BY_NAME, CONSTANTS, Answer
+from grader.labs.embed import cases as gen
+from grader.labs.embed import oracle
+from grader.labs.embed.contract import BY_NAME, CONSTANTS, Answer
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,13 @@
 """Grading the report files of step 8: ``embed_report.json`` and ``embed_report.md``.
 
 Not a single number in the files is trusted.  Every field is recomputed here with
-``grader.oracle`` and the fixed constants of ``grader.contract`` (see
+``grader.labs.embed.oracle`` and the fixed constants of ``grader.labs.embed.contract`` (see
 :func:`expected_fields`), and the files are compared with those values.
 
 The grader grades the files that the module's own ``write_report`` writes
-(:func:`check_written`, called by ``grader.reportstep``); there, a value or figure
+(:func:`check_written`, called by ``grader.labs.embed.reportstep``); there, a value or figure
 that agrees with the recomputed value still fails when the module's functions do not
-give it (``grader.fromcode``), with ``report.json.value_not_measured`` /
+give it (``grader.labs.embed.fromcode``), with ``report.json.value_not_measured`` /
 ``report.json.value_unmeasured`` or, in the markdown, ``report.md.figure_not_measured``
 / ``report.md.figure_unmeasured``.  :func:`check` grades the files in a folder.
 
@@ -104,8 +104,12 @@ from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
 
-from grader import oracle, safefs
-from grader.contract import (
+from grader.engine import safefs
+from grader.engine.messages import text
+from grader.engine.results import Status
+from grader.engine.sandbox import WrittenFile
+from grader.labs.embed import oracle
+from grader.labs.embed.contract import (
     ATOL,
     CONSTANTS,
     PROBE,
@@ -119,12 +123,9 @@ from grader.contract import (
     VOCAB_FACTOR,
     K,
 )
-from grader.messages import text
-from grader.results import Status
-from grader.sandbox import WrittenFile
 
 if TYPE_CHECKING:
-    from grader.fromcode import Measured
+    from grader.labs.embed.fromcode import Measured
 
 MAX_BYTES = 1 << 20  # a report file is never read past 1 MiB
 PROSE_MIN_LETTERS = 60
@@ -407,7 +408,7 @@ def _parse_json(source: str) -> tuple[_Object | None, str, dict[str, Any]]:
 
 @functools.lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
-    """The JSON Schema of embed_report.json (``grader/schemas/report.schema.json``)."""
+    """The JSON Schema of embed_report.json (``grader/labs/embed/schemas/report.schema.json``)."""
     data: dict[str, Any] = json.loads(SCHEMA_PATH.read_text("utf-8"))
     return data
 
@@ -1260,7 +1261,7 @@ def check_written(
 
     The same 44 findings as :func:`check`; besides the recomputed values, every
     figure must agree with what the module's functions give (``measured``, see
-    ``grader.fromcode``).
+    ``grader.labs.embed.fromcode``).
     """
     missing = WrittenFile("missing")
     return check_reads(

@@ -2,8 +2,8 @@
 
 Usage::
 
-    python -m grader.stubgen [SRC] [DEST]          # write the stub
-    python -m grader.stubgen [SRC] [DEST] --check  # exit 1 when DEST is stale
+    python -m grader.labs.embed.stubgen [SRC] [DEST]          # write the stub
+    python -m grader.labs.embed.stubgen [SRC] [DEST] --check  # exit 1 when DEST is stale
 
 What the stub keeps and drops
 -----------------------------
@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.contract import NAMES, STEPS
+from grader.labs.embed.contract import NAMES, STEPS
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SRC = ROOT / "embed.py"
@@ -407,7 +407,7 @@ def generate(source: str, *, docstring: str | None = "") -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m grader.stubgen",
+        prog="python -m grader.labs.embed.stubgen",
         description="Write the student stub generated from the reference solution.",
     )
     parser.add_argument(
@@ -451,7 +451,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         sys.stdout.writelines(diff)
         print(
-            f"{args.dest} is out of date: run python -m grader.stubgen {args.src} {args.dest}",
+            f"{args.dest} is out of date: run python -m grader.labs.embed.stubgen {args.src} {args.dest}",
             file=sys.stderr,
         )
         return 1

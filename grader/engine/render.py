@@ -9,9 +9,9 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any, NamedTuple
 
-from grader.layout import cells, escape, wrap, wrap_command
-from grader.messages import text
-from grader.results import Report, Status
+from grader.engine.layout import cells, escape, wrap, wrap_command
+from grader.engine.messages import text
+from grader.engine.results import Report, Status
 
 Renderer = Callable[[Report, str], str]
 
@@ -19,7 +19,7 @@ Renderer = Callable[[Report, str], str]
 @functools.lru_cache(maxsize=1)
 def _anchors() -> dict[str, dict[str, str]]:
     try:
-        raw = resources.files("grader.messages").joinpath("steps.json").read_text("utf-8")
+        raw = resources.files("grader.engine.messages").joinpath("steps.json").read_text("utf-8")
     except FileNotFoundError:
         return {}
     data: dict[str, dict[str, str]] = json.loads(raw)
@@ -50,7 +50,7 @@ def render_text(
 def render_lines(
     report: Report, lang: str = "en", verbose: bool = False, width: int | None = None
 ) -> list[Line]:
-    """The text report line by line, each with its style (see ``grader.layout.STYLES``).
+    """The text report line by line, each with its style (see ``grader.engine.layout.STYLES``).
 
     Everything is escaped (no control character of a student's string reaches a
     terminal) and, with ``width``, wrapped to that many columns.
@@ -248,4 +248,4 @@ def render(
 
 
 # JUnit XML and Gradescope's results.json register themselves.
-from grader import formats as _formats  # noqa: E402, F401
+from grader.engine import formats as _formats  # noqa: E402, F401

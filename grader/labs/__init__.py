@@ -1,0 +1,6 @@
+"""The course's labs, one folder each.
+
+A lab implements the engine's lab interface: its contract, oracle, case
+generators, checks, hints, report checks and message catalogues.  A lab imports
+the engine and the standard library; the engine never imports a lab by name.
+"""
