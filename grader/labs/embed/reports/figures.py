@@ -1,0 +1,283 @@
+"""Figures stated in the markdown report: a report key and the value written after it.
+
+A figure is a report key (with or without backticks or quotes, not part of a longer
+name) followed right away, on the same line, by its value: optional spaces, an
+optional separator (``=``, ``==``, ``:``, ``≈``, ``~``, ``->``, ``→``, ``is``, ``was``,
+``are``, ``were``, ``equals`` or a Korean particle ``은 는 이 가``), an optional ``(``
+or backtick, then the value: a number (``-``, ``−``, grouping ``,``/``_`` and exponents
+allowed), a list ``[...]`` or tuple ``(..., ...)`` of integers, ``512 x 64`` for
+``table_shape``, or true/false/True/False.
+
+Not judged: keys inside code blocks or HTML comments, a key directly followed by
+``[``, ``(`` or ``.`` (a subscript or call), a key next to an arithmetic operator (a
+formula such as ``rms_scaled / rms_plain = 8.0``), a value of the wrong kind for the
+key, and numbers that do not follow a key.
+
+Every figure is compared with the recomputed value (so a wrong JSON and a markdown
+that repeats it both fail): integers, lists and booleans exactly; a float agrees when
+it is within the tolerance, or when rounding the recomputed value to the number of
+significant digits written gives the written value, which needs at least 3
+significant digits (``0.29783``, ``0.2978`` and ``0.298`` agree with 0.2978265...;
+``0.3`` has too few digits and ``0.2979`` is rounded wrongly).  ``max_abs_diff`` agrees
+from 0 up to 1e-12.  The report must state at least one figure.  From the module's own
+writer, a figure must also agree with what the module's functions give
+(``report.md.figure_not_measured`` / ``report.md.figure_unmeasured``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from grader.engine.messages import text
+from grader.engine.results import Status
+from grader.labs.embed.reports.expected import _expected
+from grader.labs.embed.reports.findings import (
+    _KEY,
+    KINDS,
+    MAX_ABS_DIFF_LIMIT,
+    MIN_SIGNIFICANT,
+    WEIGHTS,
+    Finding,
+    _close,
+    _show,
+)
+from grader.labs.embed.reports.json_values import _value_ok
+from grader.labs.embed.reports.reading import _Object
+
+if TYPE_CHECKING:
+    from grader.labs.embed.fromcode import Measured
+    from grader.labs.embed.reports.markdown import _Line
+
+_SEPARATOR = re.compile(
+    r"[ \t]*(?:(?:==|=|:|≈|~|->|→|is|was|are|were|equals|은|는|이|가)"
+    r"(?![A-Za-z])[ \t]*)?"
+)
+_NUMBER = re.compile(
+    r"[-−+]?(?:(?:\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*)(?:\.\d+)?|\.\d+)"
+    r"(?:[eE][-−+]?\d+)?"
+)
+_BOOL = re.compile(r"(true|false|True|False)(?![A-Za-z0-9_])")
+_BY = re.compile(r"(\d+)[ \t]*[x×X][ \t]*(\d+)(?![\d.])")
+_OPERATORS = "×*/÷·+−-^"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure stated in the markdown: a report key and the value written after it."""
+
+    line: int
+    key: str
+    written: str
+    value: Any  # int | float | bool | list[int]
+    start: int
+    end: int
+
+
+def _number(written: str) -> int | float | None:
+    clean = written.replace("−", "-").replace(",", "").replace("_", "")
+    try:
+        if re.fullmatch(r"[-+]?\d+", clean):
+            return int(clean)
+        return float(clean)
+    except ValueError:
+        return None
+
+
+def _int_items(inner: str) -> list[int] | None:
+    items = [item.strip() for item in inner.split(",")]
+    if not items or not all(re.fullmatch(r"[-−+]?\d+", item) for item in items):
+        return None
+    return [int(item.replace("−", "-")) for item in items]
+
+
+def _formula_before(line: str, start: int) -> bool:
+    j = start - 1
+    while j >= 0 and line[j] in " \t`\"'":
+        j -= 1
+    if j < 0 or line[j] not in _OPERATORS:
+        return False
+    return bool(line[:j].strip())  # a "-" or "*" that opens the line is a list bullet
+
+
+def _value_at(line: str, pos: int) -> tuple[str, Any, str, int] | None:
+    """(written, value, kind, end) of the value starting at pos, if there is one."""
+    if line[pos : pos + 1] in ("[", "("):
+        close = "]" if line[pos] == "[" else ")"
+        end = line.find(close, pos + 1)
+        if end > pos:
+            inner = line[pos + 1 : end]
+            items = _int_items(inner) if "," in inner or close == "]" else None
+            if items is not None:
+                return line[pos : end + 1], items, "list", end + 1
+            if close == "]":
+                return None
+    if line[pos : pos + 1] in ("(", "`"):
+        pos += 1
+        while line[pos : pos + 1] in (" ", "\t"):
+            pos += 1
+    by = _BY.match(line, pos)
+    if by:
+        return by.group(0), [int(by.group(1)), int(by.group(2))], "by", by.end()
+    flag = _BOOL.match(line, pos)
+    if flag:
+        return flag.group(1), flag.group(1).lower() == "true", "bool", flag.end()
+    num = _NUMBER.match(line, pos)
+    if num:
+        value = _number(num.group(0))
+        if value is not None:
+            return num.group(0), value, "number", num.end()
+    return None
+
+
+def figures_in(line: str, number: int = 0) -> list[Figure]:
+    """The figures stated on one line of markdown (see the module docstring)."""
+    found = []
+    for match in _KEY.finditer(line):
+        key, start, end = match.group(1), match.start(), match.end()
+        if line[end : end + 1] in ("[", "(", "."):
+            continue  # a subscript, a call or an attribute
+        j = end
+        if line[j : j + 1] in ("`", '"', "'"):
+            j += 1
+            if line[j : j + 1] == "[":
+                continue
+        if _formula_before(line, start):
+            continue
+        rest = line[j:].lstrip(" \t")
+        if rest[:1] and rest[0] in _OPERATORS and not rest.startswith("->"):
+            continue
+        sep = _SEPARATOR.match(line, j)
+        pos = sep.end() if sep else j
+        value = _value_at(line, pos)
+        if value is None:
+            continue
+        written, parsed, kind, stop = value
+        wanted = KINDS[key]
+        if wanted in ("integer", "number") and kind != "number":
+            continue
+        if wanted == "boolean" and kind != "bool":
+            continue
+        if wanted == "indices" and kind != "list":
+            continue
+        if wanted == "shape" and kind not in ("list", "by"):
+            continue
+        found.append(Figure(number, key, written, parsed, start, stop))
+    return found
+
+
+def significant_digits(written: str) -> int:
+    mantissa = re.split(r"[eE]", written)[0]
+    digits = re.sub(r"\D", "", mantissa.replace(",", "").replace("_", ""))
+    return len(digits.lstrip("0"))
+
+
+def _figure_problem(fig: Figure, expected: Any) -> tuple[str, dict[str, Any]] | None:
+    """None when the figure agrees with the expected value, else (code, params)."""
+    kind = KINDS[fig.key]
+    if kind == "integer":
+        ok = fig.value == expected
+    elif kind == "boolean":
+        ok = fig.value is expected
+    elif kind in ("shape", "indices"):
+        ok = fig.value == expected
+    elif fig.key == "max_abs_diff":
+        ok = 0 <= fig.value <= MAX_ABS_DIFF_LIMIT
+    elif _close(float(fig.value), expected):
+        ok = True
+    else:
+        digits = significant_digits(fig.written)
+        if digits < MIN_SIGNIFICANT:
+            return "report.md.figure_digits", {"digits": digits, "minimum": MIN_SIGNIFICANT}
+        rounded = float("%.*e" % (digits - 1, expected))
+        ok = rounded == float(fig.value)
+    return None if ok else ("report.md.figure_wrong", {})
+
+
+def _quote(line: str, fig: Figure, room: int = 40) -> str:
+    left = max(0, fig.start - room)
+    right = min(len(line), fig.end + room)
+    quoted = line[left:right].strip()
+    return ("…" if left > 0 else "") + quoted + ("…" if right < len(line) else "")
+
+
+def _figures_finding(
+    lines: list[_Line], json_data: _Object | None, lang: str, measured: Mapping[str, Measured]
+) -> Finding:
+    fid = "report.md.figures"
+    expected = dict(_expected())
+    count = 0
+    problems: list[str] = []
+    listed: list[dict[str, Any]] = []
+    called: dict[str, None] = {}
+    for line in lines:
+        if line.code:
+            continue
+        for fig in figures_in(line.text, line.number):
+            count += 1
+            problem = _figure_problem(fig, expected[fig.key])
+            from_code = measured.get(fig.key)
+            if from_code is not None and problem is not None:
+                called.update(dict.fromkeys(from_code.functions))
+            if problem is None and from_code is not None:
+                if not from_code.ok:
+                    reason = text(from_code.code, lang, **from_code.params)
+                    problem = "report.md.figure_unmeasured", {"why": reason}
+                elif _figure_problem(fig, from_code.value) is not None:
+                    problem = (
+                        "report.md.figure_not_measured",
+                        {
+                            "measured": _show(from_code.value),
+                            "call": from_code.source,
+                        },
+                    )
+                if problem is not None:
+                    called.update(dict.fromkeys(from_code.functions))
+            if problem is None:
+                continue
+            code, params = problem
+            params.update(
+                line=fig.line,
+                quote=_quote(line.text, fig),
+                key=fig.key,
+                written=fig.written,
+                expected=_show(expected[fig.key]),
+            )
+            if (
+                code == "report.md.figure_wrong"
+                and json_data is not None
+                and fig.key in json_data
+                and not _value_ok(fig.key, json_data[fig.key], expected[fig.key])
+            ):
+                code = "report.md.figure_wrong_json"
+                params["json"] = _show(json_data[fig.key])
+            problems.append(text(code, lang, **params))
+            listed.append(
+                {
+                    "line": fig.line,
+                    "key": fig.key,
+                    "written": fig.written,
+                    "expected": expected[fig.key],
+                    "code": code,
+                }
+            )
+    details: dict[str, Any] = {"figures": count, "problems": listed}
+    blame = tuple(called)
+    if count == 0:
+        code = "report.md.figures_none"
+        return Finding(fid, Status.FAIL, text(code, lang), WEIGHTS[fid], code, details)
+    if not problems:
+        code = "report.md.figures_ok"
+        return Finding(fid, Status.PASS, text(code, lang, n=count), WEIGHTS[fid], code, details)
+    code = "report.md.figures_fail"
+    message = text(
+        code,
+        lang,
+        n=len(problems),
+        total=count,
+        problems="; ".join(problems),
+        minimum=MIN_SIGNIFICANT,
+    )
+    return Finding(fid, Status.FAIL, message, WEIGHTS[fid], code, details, blame)

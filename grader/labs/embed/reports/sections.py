@@ -1,0 +1,158 @@
+"""The sections of the markdown report: the five required headings and their prose.
+
+A required heading matches when its level is 2 and its text equals the contract's
+heading exactly (after NFC).  Other headings may come before, between and after them.
+A missing heading is reported with the closest heading-like line found.  A section
+runs from its heading to the next heading of level 1 or 2, and needs at least
+:data:`PROSE_MIN_LETTERS` (60) letters of prose: alphabetic characters (Hangul,
+Latin, ...) in its body, not counting headings, code, HTML comments, link targets and
+report key names.  Figures, key names and code therefore never make up the prose.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from typing import Any
+
+from grader.engine.messages import text
+from grader.engine.results import Status
+from grader.labs.embed.contract import REPORT_HEADINGS
+from grader.labs.embed.reports.findings import _KEY, PROSE_MIN_LETTERS, WEIGHTS, Finding
+from grader.labs.embed.reports.markdown import _CODE_SPAN, _HASHES, _Heading, _Line
+
+_LINKS = re.compile(r"\]\([^)]*\)|<?https?://\S+")
+
+
+def _closest(wanted: str, lines: list[_Line], taken: set[int]) -> tuple[str, int] | None:
+    """The heading-like line most similar to ``## wanted`` (not one matched already)."""
+    target = "## " + wanted
+    best: tuple[float, str, int] | None = None
+    for line in lines:
+        if line.code or line.number in taken or not _HASHES.match(line.text):
+            continue
+        raw = unicodedata.normalize("NFC", line.text.strip())
+        ratio = difflib.SequenceMatcher(None, target, raw).ratio()
+        if ratio >= 0.5 and (best is None or ratio > best[0]):
+            best = (ratio, line.text.strip(), line.number)
+    return (best[1], best[2]) if best else None
+
+
+def _heading_finding(lines: list[_Line], found: list[_Heading | None], lang: str) -> Finding:
+    fid = "report.md.headings"
+    problems: list[tuple[str, dict[str, Any]]] = []
+    taken = {h.line for h in found if h is not None}
+    for wanted, heading in zip(REPORT_HEADINGS, found):
+        if heading is not None:
+            continue
+        near = _closest(wanted, lines, taken)
+        if near:
+            problems.append(
+                (
+                    "report.md.heading_missing",
+                    {"heading": "## " + wanted, "closest": near[0], "line": near[1]},
+                )
+            )
+        else:
+            problems.append(("report.md.heading_missing_none", {"heading": "## " + wanted}))
+    present = sorted((h.line, i) for i, h in enumerate(found) if h is not None)
+    if [i for _, i in present] != sorted(i for _, i in present):
+        problems.append(
+            (
+                "report.md.heading_order",
+                {
+                    "found": " / ".join(
+                        text(
+                            "report.md.heading_at",
+                            lang,
+                            heading="## " + REPORT_HEADINGS[i],
+                            line=line,
+                        )
+                        for line, i in present
+                    ),
+                    "expected": " / ".join(
+                        "## " + REPORT_HEADINGS[i] for _, i in sorted(present, key=lambda p: p[1])
+                    ),
+                },
+            )
+        )
+    details: dict[str, Any] = {
+        "lines": {REPORT_HEADINGS[i]: (h.line if h else None) for i, h in enumerate(found)}
+    }
+    if not problems:
+        code = "report.md.headings_ok"
+        return Finding(
+            fid, Status.PASS, text(code, lang, n=len(REPORT_HEADINGS)), WEIGHTS[fid], code, details
+        )
+    message = "; ".join(text(code, lang, **params) for code, params in problems)
+    details["problems"] = [code for code, _ in problems]
+    return Finding(fid, Status.FAIL, message, WEIGHTS[fid], problems[0][0], details)
+
+
+def prose_letters(body: list[str]) -> int:
+    """Letters of prose in section lines: no code spans, links or report key names."""
+    count = 0
+    for line in body:
+        line = _CODE_SPAN.sub(" ", line)
+        line = _LINKS.sub(" ", line)
+        line = _KEY.sub(" ", line)
+        count += sum(1 for ch in line if ch.isalpha())
+    return count
+
+
+def _prose_findings(
+    lines: list[_Line], headings: list[_Heading], found: list[_Heading | None], lang: str
+) -> list[Finding]:
+    findings = []
+    for i, (wanted, heading) in enumerate(zip(REPORT_HEADINGS, found)):
+        fid = "report.md.prose.%d" % (i + 1)
+        if heading is None:
+            code = "report.md.prose_unchecked"
+            findings.append(
+                Finding(
+                    fid,
+                    Status.FAIL,
+                    text(code, lang, heading=wanted),
+                    WEIGHTS[fid],
+                    code,
+                    {"heading": wanted},
+                )
+            )
+            continue
+        end = min(
+            (h.line for h in headings if h.line > heading.line and h.level <= 2),
+            default=len(lines) + 1,
+        )
+        heading_lines = {h.line for h in headings}
+        body = [
+            line.text
+            for line in lines
+            if heading.line < line.number < end
+            and not line.code
+            and line.number not in heading_lines
+        ]
+        letters = prose_letters(body)
+        details = {
+            "heading": wanted,
+            "line": heading.line,
+            "letters": letters,
+            "minimum": PROSE_MIN_LETTERS,
+        }
+        if letters >= PROSE_MIN_LETTERS:
+            code = "report.md.prose_ok"
+            status = Status.PASS
+        else:
+            code = "report.md.prose_short"
+            status = Status.FAIL
+        findings.append(
+            Finding(
+                fid,
+                status,
+                text(code, lang, heading=wanted, letters=letters, minimum=PROSE_MIN_LETTERS),
+                WEIGHTS[fid],
+                code,
+                details,
+            )
+        )
+    return findings
