@@ -14,6 +14,7 @@ import jsonschema
 import pytest
 
 from grader.engine.cli import main
+from grader.engine.lab import find
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference"
@@ -256,7 +257,7 @@ def test_the_catalogue_lists_every_check_of_a_full_run():
 
     report = grade(ROOT / "embed.py", seed=3, report_dir=REFERENCE)
     graded = {(c.id, c.step, c.function) for c in report.checks}
-    assert graded == {(e.id, e.step, e.function) for e in selection.catalogue()}
+    assert graded == {(e.id, e.step, e.function) for e in selection.catalogue(find())}
 
 
 def test_an_inputs_check_runs_alone_and_replays(capsys, tmp_path):

@@ -18,7 +18,7 @@ from grader.labs.embed import contract, stubgen
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "embed.py"
 STUB = ROOT / "exercises" / "embed.py"
-STEPS_JSON = ROOT / "grader" / "engine" / "messages" / "steps.json"
+STEPS_JSON = ROOT / "grader" / "labs" / "embed" / "messages" / "steps.json"
 READMES = {"en": "README.md", "ko": "README.ko.md", "zh": "README.zh.md"}
 STEP8_CONSTANTS = {
     "PROBE": contract.PROBE,

@@ -27,7 +27,8 @@ from grader.engine.results import Report, Status
 from grader.labs.embed.contract import STEPS
 
 ROOT = Path(__file__).resolve().parent.parent
-CATALOGUES = ROOT / "grader" / "engine" / "messages"
+# The engine's catalogues, then the lab's: together, the texts of a run of this lab.
+FOLDERS = (ROOT / "grader" / "engine" / "messages", ROOT / "grader" / "labs" / "embed" / "messages")
 REFERENCE = ROOT / "embed.py"
 STUB = ROOT / "exercises" / "embed.py"
 TRANSLATIONS = [lang for lang in LANGUAGES if lang != "en"]
@@ -35,9 +36,16 @@ LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE")
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
-def load(lang: str) -> dict[str, str]:
-    data: dict[str, str] = json.loads((CATALOGUES / ("%s.json" % lang)).read_text("utf-8"))
+def load_one(folder: Path, lang: str) -> dict[str, str]:
+    data: dict[str, str] = json.loads((folder / ("%s.json" % lang)).read_text("utf-8"))
     return data
+
+
+def load(lang: str) -> dict[str, str]:
+    merged: dict[str, str] = {}
+    for folder in FOLDERS:
+        merged.update(load_one(folder, lang))
+    return merged
 
 
 def fields(template: str) -> list[tuple[str, str]]:
@@ -56,14 +64,26 @@ def dummy(name: str, spec: str) -> Any:
 # The catalogues themselves ---------------------------------------------------------------
 
 
+@pytest.mark.parametrize("folder", FOLDERS, ids=["engine", "lab"])
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+def test_each_folder_translates_exactly_its_own_codes(folder: Path, lang: str) -> None:
+    assert set(load_one(folder, lang)) == set(load_one(folder, "en"))
+
+
+def test_no_code_lives_in_both_the_engine_and_the_lab() -> None:
+    engine, lab = (set(load_one(f, "en")) for f in FOLDERS)
+    assert not engine & lab, sorted(engine & lab)
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_catalogue_is_a_flat_table_of_strings(lang: str) -> None:
     data = load(lang)
     assert data, lang
     assert all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in data.items())
     # Written the way the project writes JSON, so that diffs stay small.
-    raw = (CATALOGUES / ("%s.json" % lang)).read_text("utf-8")
-    assert raw == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    for folder in FOLDERS:
+        raw = (folder / ("%s.json" % lang)).read_text("utf-8")
+        assert raw == json.dumps(load_one(folder, lang), indent=2, ensure_ascii=False) + "\n"
 
 
 @pytest.mark.parametrize("lang", TRANSLATIONS)

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from grader.engine.contract import ATOL, RTOL, Answer
 from grader.engine.sandbox import Foreign
-from grader.labs.embed.contract import ATOL, RTOL, Answer
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,11 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any
 
+from grader.engine.contract import REPORT
+from grader.engine.lab import Lab, find
 from grader.engine.messages import text
 from grader.engine.render import register, render_text
 from grader.engine.results import CheckResult, Report, Status
-from grader.labs.embed.contract import MAX_SCORE, REPORT
 
 # Everything outside XML 1.0's Char production, plus the other C0/C1 controls
 # that are legal but unreadable; tab, newline and carriage return stay.
@@ -156,27 +157,19 @@ def _num(x: float) -> str:
 
 # Gradescope ----------------------------------------------------------------------------
 
-# The report checks become a few tests: whether the code writes the files as handed
-# in, then per file its reading and layout, then each kind of content.  A file that cannot be read is one test on its own.
-REPORT_GROUPS = (
-    ("code.files", ("report.write", "report.same")),
-    ("json.file", ("report.json.file", "report.json.schema")),
-    ("json.values", ("report.json.values.",)),
-    ("json.consistency", ("report.json.consistency.",)),
-    ("md.file", ("report.md.file", "report.md.headings")),
-    ("md.prose", ("report.md.prose.",)),
-    ("md.figures", ("report.md.figures",)),
-)
+# The report checks become a few tests (the lab's ``report_groups``): whether the code
+# writes the files as handed in, then per file its reading and layout, then each kind of
+# content.  A file that cannot be read is one test on its own.
 
 
-def _report_group(check_id: str) -> str:
-    for name, prefixes in REPORT_GROUPS:
+def _report_group(lab: Lab, check_id: str) -> str:
+    for name, prefixes in lab.report_groups:
         if any(check_id == p or (p.endswith(".") and check_id.startswith(p)) for p in prefixes):
             return name
     return check_id
 
 
-def _grouped(checks: Sequence[CheckResult]) -> list[tuple[str, list[CheckResult]]]:
+def _grouped(lab: Lab, checks: Sequence[CheckResult]) -> list[tuple[str, list[CheckResult]]]:
     """The checks in order, each report check joined with the others of its group."""
     unread = {
         c.id.split(".")[1]
@@ -189,7 +182,7 @@ def _grouped(checks: Sequence[CheckResult]) -> list[tuple[str, list[CheckResult]
         if c.function != REPORT:
             key = "check:" + c.id
         else:
-            name = _report_group(c.id)
+            name = _report_group(lab, c.id)
             kind = name.split(".")[0]
             key = "report." + (kind + ".file" if kind in unread else name)
         if key not in groups:
@@ -201,10 +194,11 @@ def _grouped(checks: Sequence[CheckResult]) -> list[tuple[str, list[CheckResult]
 
 def gradescope_results(report: Report, lang: str = "en") -> dict[str, Any]:
     """Gradescope's results.json as a dict: the total, one test per check of the code,
-    and a few tests for the report files (see ``REPORT_GROUPS``)."""
+    and a few tests for the report files (the lab's ``report_groups``)."""
+    lab = find(report.meta.get("lab"))
     tests: list[dict[str, Any]] = []
     numbers: dict[int, int] = {}
-    for key, checks in _grouped(report.checks):
+    for key, checks in _grouped(lab, report.checks):
         first = checks[0]
         numbers[first.step] = numbers.get(first.step, 0) + 1
         if key.startswith("check:"):
@@ -230,7 +224,7 @@ def gradescope_results(report: Report, lang: str = "en") -> dict[str, Any]:
     return {
         "score": report.score,
         # A report without checks (the grader failed) is still out of the full marks.
-        "max_score": report.max_score if report.checks else float(MAX_SCORE),
+        "max_score": report.max_score if report.checks else float(lab.max_score),
         "execution_time": int(math.ceil(max(0.0, report.elapsed))),
         "output": clean(render_text(report, lang, width=OUTPUT_WIDTH)),
         "output_format": "text",

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import unicodedata
 from collections.abc import Callable
-from importlib import resources
 from typing import Any, NamedTuple
 
+from grader.engine import messages
 from grader.engine.layout import cells, escape, wrap, wrap_command
 from grader.engine.messages import text
 from grader.engine.results import Report, Status
@@ -16,18 +15,8 @@ from grader.engine.results import Report, Status
 Renderer = Callable[[Report, str], str]
 
 
-@functools.lru_cache(maxsize=1)
-def _anchors() -> dict[str, dict[str, str]]:
-    try:
-        raw = resources.files("grader.engine.messages").joinpath("steps.json").read_text("utf-8")
-    except FileNotFoundError:
-        return {}
-    data: dict[str, dict[str, str]] = json.loads(raw)
-    return data
-
-
 def step_pointer(step: int, lang: str) -> str:
-    anchors = _anchors().get(lang) or _anchors().get("en") or {}
+    anchors = messages.anchors().get(lang) or messages.anchors().get("en") or {}
     where = anchors.get(str(step))
     return "exercises/%s" % where if where else ""
 

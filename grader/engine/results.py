@@ -6,8 +6,6 @@ import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from grader.labs.embed.contract import CONSTANTS
-
 # The checks that find each report file, and the codes that say it does not exist.
 REPORT_FILES = ("report.json.file", "report.md.file")
 # The report files' codes that mean nothing is written yet: no file, or the stub's
@@ -104,7 +102,8 @@ class Report:
             checks = [c for c in self.checks if c.step == step]
             # A step is not started while none of its functions is, even if its
             # constants pass.
-            functions = {c.function for c in checks if c.function not in CONSTANTS}
+            constants = set(self.meta.get("constants", ()))
+            functions = {c.function for c in checks if c.function not in constants}
             idle = {
                 c.function for c in checks if c.status is Status.SKIP and c.code == "not_started"
             }

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from grader.labs.embed.checks import CHECKS, MUTABLE_ARGS
-from grader.labs.embed.contract import BY_NAME, CONSTANTS, MODULE, REPORT
+from grader.engine.contract import MODULE, REPORT
+from grader.engine.lab import Lab
 
 
 @dataclass(frozen=True)
@@ -28,16 +28,16 @@ class Entry:
     advisory: bool = False
 
 
-@functools.lru_cache(maxsize=1)
-def catalogue() -> tuple[Entry, ...]:
-    """Every check a full run grades (the report checks included)."""
-    from grader.labs.embed import reportstep
-
+@functools.lru_cache(maxsize=8)
+def catalogue(lab: Lab) -> tuple[Entry, ...]:
+    """Every check a full run of ``lab`` grades (the report checks included)."""
     entries = [Entry("imports.load", 0, MODULE), Entry("imports.stdlib", 0, MODULE)]
-    entries += [Entry("%s.value" % name, 1, name) for name in CONSTANTS]
-    entries += [Entry(c.id, c.step, c.function, c.weight, c.advisory) for c in CHECKS]
-    entries += [Entry("%s.inputs" % f, BY_NAME[f].step, f) for f in MUTABLE_ARGS]
-    entries += [Entry(cid, 8, REPORT, weight) for cid, weight in reportstep.weights()]
+    entries += [Entry("%s.value" % name, lab.by_name[name].step, name) for name in lab.constants]
+    entries += [Entry(c.id, c.step, c.function, c.weight, c.advisory) for c in lab.checks]
+    entries += [Entry("%s.inputs" % f, lab.by_name[f].step, f) for f in lab.mutable_args]
+    if lab.report is not None:
+        step = lab.report.step
+        entries += [Entry(cid, step, REPORT, weight) for cid, weight in lab.report.weights()]
     return tuple(entries)
 
 
@@ -46,19 +46,19 @@ def matches(selector: str, check_id: str, function: str) -> bool:
     return check_id == selector or function == selector or check_id.startswith(selector + ".")
 
 
-def _names() -> list[str]:
+def _names(lab: Lab) -> list[str]:
     """Everything a selector may name: ids, functions and the leading parts of ids."""
     names: set[str] = set()
-    for e in catalogue():
+    for e in catalogue(lab):
         names.update((e.id, e.function))
         parts = e.id.split(".")
         names.update(".".join(parts[:n]) for n in range(1, len(parts)))
     return sorted(names)
 
 
-def closest(selector: str, n: int = 4) -> list[str]:
+def closest(lab: Lab, selector: str, n: int = 4) -> list[str]:
     """The valid selectors nearest to ``selector`` (case is ignored first)."""
-    names = _names()
+    names = _names(lab)
     same = [name for name in names if name.lower() == selector.lower()]
     near = difflib.get_close_matches(selector, names, n=n, cutoff=0.6)
     lowered = {name.lower(): name for name in names}
@@ -67,13 +67,13 @@ def closest(selector: str, n: int = 4) -> list[str]:
 
 
 def problem(
-    only: Sequence[str], upto: int = 8, check_reports: bool = True
+    lab: Lab, only: Sequence[str], upto: int = 8, check_reports: bool = True
 ) -> tuple[str, dict[str, Any]] | None:
     """The message (code, parameters) for the first selector that selects nothing."""
     for selector in only:
-        chosen = [e for e in catalogue() if matches(selector, e.id, e.function)]
+        chosen = [e for e in catalogue(lab) if matches(selector, e.id, e.function)]
         if not chosen:
-            near = closest(selector)
+            near = closest(lab, selector)
             if near:
                 return "cli.check_unknown", {"id": selector, "close": ", ".join(near)}
             return "cli.check_unknown_far", {"id": selector}
@@ -85,6 +85,8 @@ def problem(
     return None
 
 
-def step_weights(step: int) -> list[tuple[str, str, int]]:
+def step_weights(lab: Lab, step: int) -> list[tuple[str, str, int]]:
     """(function, id, weight) of the graded checks of a step in a full run."""
-    return [(e.function, e.id, e.weight) for e in catalogue() if e.step == step and not e.advisory]
+    return [
+        (e.function, e.id, e.weight) for e in catalogue(lab) if e.step == step and not e.advisory
+    ]

@@ -1,7 +1,9 @@
 """Message catalogues: every text the grader prints, by stable code, per language.
 
-``en.json`` is complete by definition; ``ko.json`` and ``zh.json`` must hold the same
-codes (a test checks it).  Placeholders use ``str.format`` names.
+The engine's own texts are here; each lab adds a folder of its own (``add``), with
+the texts of its checks, hints and steps.  ``en.json`` is complete by definition;
+``ko.json`` and ``zh.json`` must hold the same codes (a test checks it).  Placeholders
+use ``str.format`` names.
 """
 
 from __future__ import annotations
@@ -10,20 +12,51 @@ import functools
 import json
 import locale
 import os
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 LANGUAGES = ("en", "ko", "zh")
+HERE = Path(__file__).resolve().parent
+_FOLDERS: list[Path] = [HERE]  # the engine's catalogues, then each lab's
 
 
-@functools.lru_cache(maxsize=None)
-def catalogue(lang: str) -> dict[str, str]:
+def add(folder: Path) -> None:
+    """Add a lab's catalogues (``folder/LANG.json``) to every language's table."""
+    folder = Path(folder).resolve()
+    if folder not in _FOLDERS:
+        _FOLDERS.append(folder)
+        catalogue.cache_clear()
+        anchors.cache_clear()
+
+
+def read(folder: Path, lang: str) -> dict[str, str]:
+    """One folder's catalogue of ``lang`` (empty when it has none)."""
     try:
-        text = resources.files(__name__).joinpath("%s.json" % lang).read_text("utf-8")
+        text = (folder / ("%s.json" % lang)).read_text("utf-8")
     except FileNotFoundError:
         return {}
     data: dict[str, str] = json.loads(text)
     return data
+
+
+@functools.lru_cache(maxsize=None)
+def catalogue(lang: str) -> dict[str, str]:
+    merged: dict[str, str] = {}
+    for folder in _FOLDERS:
+        merged.update(read(folder, lang))
+    return merged
+
+
+@functools.lru_cache(maxsize=1)
+def anchors() -> dict[str, dict[str, str]]:
+    """Where the instructions explain each step, per language (a lab's ``steps.json``)."""
+    found: dict[str, dict[str, str]] = {}
+    for folder in _FOLDERS:
+        try:
+            found = json.loads((folder / "steps.json").read_text("utf-8"))
+        except FileNotFoundError:
+            continue
+    return found
 
 
 def text(code: str, lang: str = "en", **params: Any) -> str:

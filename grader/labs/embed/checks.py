@@ -12,83 +12,19 @@ import functools
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from grader.engine.expect import Case, Check, Open, Raises, Returns, build
+from grader.engine.expect import plan as plan_cases
 from grader.labs.embed import cases as gen
 from grader.labs.embed import oracle
 from grader.labs.embed.contract import BY_NAME, CONSTANTS, Answer
+from grader.labs.embed.expect import Multiplies, Ranks
 
-
-@dataclass(frozen=True)
-class Returns:
-    """The call must return this value (compared by its answer kind)."""
-
-    kind: Answer
-    value: Any
-
-
-@dataclass(frozen=True)
-class Raises:
-    """The call must raise this builtin exception (or a subclass of it)."""
-
-    exc: str
-
-
-@dataclass(frozen=True)
-class Ranks:
-    """The call must return the k best other rows by ``by``, exact ties by index."""
-
-    by: str
-    k: int
-
-
-@dataclass(frozen=True)
-class Multiplies:
-    """The call must return ``value``, which only a real product gives.
-
-    The table holds an infinity in every column, each in a row that no id selects
-    (``probes``: their (row, column) places).  Multiplying it by the one-hot's 0.0
-    gives nan, so every column of a real product is nan, however it is summed; a
-    lookup, or a product that skips the zeros, stays finite.  ``at_least`` is the
-    number of multiplications a real product makes; it only shapes the message.
-    """
-
-    kind: Answer
-    value: Any
-    at_least: int
-    probes: tuple[tuple[int, int], ...] = ()
-
-
-@dataclass(frozen=True)
-class Open:
-    """Behaviour the contract leaves open: whatever happens is only noted."""
-
-    about: str  # message code naming the behaviour
+__all__ = ["Case", "Check", "Multiplies", "Open", "Raises", "Ranks", "Returns", "build"]
 
 
 Expect = Returns | Raises | Ranks | Multiplies | Open
-
-
-@dataclass(frozen=True)
-class Case:
-    fn: str
-    args: tuple[Any, ...]
-    expect: Expect
-    count: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class Check:
-    id: str
-    function: str
-    build: Callable[[random.Random], list[Case]]
-    weight: int = 1
-    advisory: bool = False
-
-    @property
-    def step(self) -> int:
-        return BY_NAME[self.function].step
 
 
 CHECKS: list[Check] = []
@@ -102,7 +38,8 @@ def check(
     def register(
         build: Callable[[random.Random], list[Case]],
     ) -> Callable[[random.Random], list[Case]]:
-        CHECKS.append(Check("%s.%s" % (function, name), function, build, weight, advisory))
+        cid = "%s.%s" % (function, name)
+        CHECKS.append(Check(cid, function, BY_NAME[function].step, build, weight, advisory))
         return build
 
     return register
@@ -628,11 +565,6 @@ MUTABLE_ARGS = tuple(
 )
 
 
-def build(check_: Check, seed: int) -> list[Case]:
-    """The cases of one check for one seed (independent of every other check)."""
-    return check_.build(random.Random("%d:%s" % (seed, check_.id)))
-
-
 @functools.lru_cache(maxsize=4)
 def plan(seed: int, ids: tuple[str, ...]) -> tuple[tuple[Check, tuple[Case, ...]], ...]:
     """The cases of the selected checks for one seed, drawn once and shared.
@@ -640,5 +572,4 @@ def plan(seed: int, ids: tuple[str, ...]) -> tuple[tuple[Check, tuple[Case, ...]
     A class graded with one seed faces the same cases: they are drawn once, not once
     per submission.  Nothing downstream changes a case (the child gets copies).
     """
-    wanted = set(ids)
-    return tuple((c, tuple(build(c, seed))) for c in CHECKS if c.id in wanted)
+    return plan_cases(CHECKS, seed, ids)

@@ -6,45 +6,12 @@ other module (cases, checks, stub generator, report grading) reads it from here.
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass
+from grader.engine.contract import ATOL, MODULE, REPORT, RTOL, Answer, Name, function
+
+__all__ = ["ATOL", "MODULE", "REPORT", "RTOL", "Answer", "Name"]
 
 
-class Answer(str, enum.Enum):
-    """What kind of value a contract name gives back."""
-
-    INT = "int"  # an exact int (never bool, never float)
-    FLOAT = "float"  # a number judged with the float tolerance
-    VECTOR = "vector"  # a list or tuple of numbers
-    MATRIX = "matrix"  # a list or tuple of vectors
-    SHAPE = "shape"  # a tuple (rows, cells) of two ints
-    COUNTS = "counts"  # a dict of str -> int (vocab_growth)
-    INDICES = "indices"  # a list or tuple of ints (neighbour lists)
-
-
-@dataclass(frozen=True)
-class Name:
-    """One graded name of the student module."""
-
-    name: str
-    step: int
-    params: tuple[str, ...] | None  # None for a constant
-    answer: Answer
-    summary: str
-
-    @property
-    def is_constant(self) -> bool:
-        return self.params is None
-
-    @property
-    def signature(self) -> str:
-        if self.params is None:
-            return self.name
-        return "%s(%s)" % (self.name, ", ".join(self.params))
-
-
-def _fn(name: str, step: int, params: str, answer: Answer, summary: str) -> Name:
-    return Name(name, step, tuple(p for p in params.split() if p), answer, summary)
+_fn = function
 
 
 NAMES: tuple[Name, ...] = (
@@ -162,9 +129,6 @@ FUNCTIONS: tuple[Name, ...] = tuple(n for n in NAMES if not n.is_constant)
 
 CONSTANTS: dict[str, int] = {"VOCAB": 512, "DIM": 64, "SEED": 20260917}
 
-# Pseudo-functions that checks can be attributed to besides the contract names.
-MODULE = "imports"
-REPORT = "report"
 
 STEPS: dict[int, str] = {
     0: "module: imports and names",
@@ -233,8 +197,3 @@ REPORT_HEADINGS: tuple[str, ...] = (
     "내적과 코사인이 갈리는 자리",
     "√d 를 곱하면 무엇이 달라지나",
 )
-
-# The float tolerance, numpy's asymmetric isclose: |got - expected| <= ATOL + RTOL * |expected|.
-# The inputs are sized so that any summation order stays far inside it (a test checks).
-RTOL = 1e-9
-ATOL = 1e-9

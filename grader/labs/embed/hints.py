@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from grader.engine.compare import diff
+from grader.engine.lab import Hints
 from grader.labs.embed import oracle
 from grader.labs.embed.contract import BY_NAME, CONSTANTS, Answer
 
@@ -319,3 +320,25 @@ MUTATED: dict[str, str] = {
 def guess_mutated(fn: str) -> str | None:
     """For a function that changed its input: how to avoid it."""
     return MUTATED.get(fn, "hint.inputs")
+
+
+class EmbedHints(Hints):
+    """This lab's known mistakes, as the engine asks for them."""
+
+    def guess(self, fn: str, args: tuple[Any, ...], got: Any) -> str | None:
+        return guess(fn, args, got)
+
+    def common(self, answers: list[tuple[str, tuple[Any, ...], Any]]) -> str | None:
+        return common(answers)
+
+    def guess_raised(self, fn: str, exc: str) -> str | None:
+        return guess_raised(fn, exc)
+
+    def guess_raise(self, fn: str, args: tuple[Any, ...], got: Any) -> str | None:
+        return guess_raise(fn, args, got)
+
+    def guess_mutated(self, fn: str) -> str | None:
+        return guess_mutated(fn)
+
+
+HINTS = EmbedHints()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,8 +30,8 @@ from typing import Any
 from grader.engine import safefs
 from grader.engine.messages import text
 from grader.engine.results import Status
-from grader.engine.sandbox import Written
-from grader.labs.embed import reports
+from grader.engine.sandbox import Call, Outcome, Written
+from grader.labs.embed import fromcode, reports
 from grader.labs.embed.contract import BY_NAME, REPORT_JSON, REPORT_MD
 from grader.labs.embed.fromcode import Measured
 
@@ -303,3 +303,40 @@ def _md_differs(handed: str, own: str) -> tuple[str, dict[str, Any]] | None:
 
 def _cut(s: str) -> str:
     return s if len(s) <= SHOW else s[: SHOW - 1] + "…"
+
+
+class EmbedReport:
+    """Step 8 as the engine sees it (``grader.engine.lab.ReportStep``)."""
+
+    step = 8
+    files: tuple[str, ...] = FILES
+    writer = WRITER
+    writer_timeouts = WRITER_TIMEOUTS
+
+    def weights(self) -> list[tuple[str, int]]:
+        return weights()
+
+    def calls(self, first_id: int) -> list[Call]:
+        return fromcode.calls(first_id)
+
+    def measure(
+        self, outcomes: Sequence[Outcome], names: Mapping[str, Any]
+    ) -> dict[str, fromcode.Measured]:
+        return fromcode.measure(outcomes, names)
+
+    def grade(
+        self,
+        written: Written,
+        measured: Any,
+        report_dir: Path,
+        lang: str,
+        timeout: float,
+        where: str | None,
+        single_file: bool,
+    ) -> list[Finding]:
+        return grade(
+            written, measured, report_dir, lang, timeout, where=where, single_file=single_file
+        )
+
+
+STEP = EmbedReport()

@@ -1,0 +1,210 @@
+"""The interface a lab implements, and how the engine finds a lab.
+
+A lab is a package (a folder with ``__init__.py``) whose ``LAB`` attribute is a
+``Lab``.  The engine grades any module against any lab through this object alone: it
+never imports a lab by name.  ``find("embed")`` loads ``grader.labs.embed``;
+``find("path/to/folder")`` loads the lab in that folder.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import re
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from grader.engine.contract import Name
+from grader.engine.expect import Case, Check
+
+if TYPE_CHECKING:
+    from grader.engine.results import Status
+    from grader.engine.sandbox import Call, Outcome, Written
+
+DEFAULT = "embed"
+
+
+class Hints:
+    """Guesses at the mistake behind a wrong answer: message codes, or None.
+
+    A lab that knows its students' usual mistakes overrides these; a guess never
+    changes a verdict.
+    """
+
+    def guess(self, fn: str, args: tuple[Any, ...], got: Any) -> str | None:
+        """The mistake that explains the answer ``got``."""
+        return None
+
+    def common(self, answers: list[tuple[str, tuple[Any, ...], Any]]) -> str | None:
+        """The first mistake that explains every one of several wrong answers."""
+        return None
+
+    def guess_raised(self, fn: str, exc: str) -> str | None:
+        """For a call that raised ``exc`` where it should have answered."""
+        return None
+
+    def guess_raise(self, fn: str, args: tuple[Any, ...], got: Any) -> str | None:
+        """For a call that answered where it should have raised."""
+        return None
+
+    def guess_mutated(self, fn: str) -> str | None:
+        """For a call that changed its arguments."""
+        return "hint.inputs"
+
+
+class Finding(Protocol):
+    """One graded finding of a report step (see ``ReportStep.grade``)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def status(self) -> Status: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def weight(self) -> int: ...
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def called(self) -> tuple[str, ...]: ...
+
+    @property
+    def details(self) -> Mapping[str, Any]: ...
+
+
+class ReportStep(Protocol):
+    """A step graded from files the module's own writer makes (optional).
+
+    The engine calls ``calls`` (extra calls run with the module's functions), runs
+    the writer in the child with ``files`` as its output, and hands what came back to
+    ``grade``.  A finding with code ``report.grader_fault`` is the grader's own fault.
+    """
+
+    step: int
+    files: tuple[str, ...]
+    writer: str  # the module's function that writes them, called with a folder
+    writer_timeouts: int  # the writer may take this many per-call time limits
+
+    def weights(self) -> list[tuple[str, int]]: ...
+
+    def calls(self, first_id: int) -> list[Call]: ...
+
+    def measure(self, outcomes: Sequence[Outcome], names: Mapping[str, Any]) -> Any: ...
+
+    def grade(
+        self,
+        written: Written,
+        measured: Any,
+        report_dir: Path,
+        lang: str,
+        timeout: float,
+        where: str | None,
+        single_file: bool,
+    ) -> Sequence[Finding]: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Lab:
+    """Everything the engine needs to know of one lab."""
+
+    name: str  # how the command line names it (--lab)
+    module_file: str  # what the student's module is called
+    names: tuple[Name, ...]  # the contract: constants and functions
+    constants: Mapping[str, int]  # each constant's required value
+    steps: Mapping[int, int]  # points of each step
+    checks: Sequence[Check]
+    messages: Path | None = None  # folder of the lab's catalogues, LANG.json
+    hints: Hints = field(default_factory=Hints)
+    report: ReportStep | None = None
+    mutable_args: tuple[str, ...] = ()  # functions whose list arguments must stay as given
+    solutions: tuple[Path, ...] = ()  # complete solutions (the oracle): similarity flags
+    report_groups: tuple[tuple[str, tuple[str, ...]], ...] = ()  # Gradescope's report tests
+    spec: str = ""  # what find() was given; set by find()
+    plan: Callable[[int, tuple[str, ...]], tuple[tuple[Check, tuple[Case, ...]], ...]] | None = None
+
+    @functools.cached_property
+    def by_name(self) -> dict[str, Name]:
+        return {n.name: n for n in self.names}
+
+    @property
+    def max_score(self) -> int:
+        return sum(self.steps.values())
+
+    @property
+    def report_files(self) -> tuple[str, ...]:
+        return self.report.files if self.report is not None else ()
+
+    @functools.cached_property
+    def function_steps(self) -> frozenset[int]:
+        """The steps that grade functions (not the module's import, not a report)."""
+        return frozenset(n.step for n in self.names if not n.is_constant)
+
+    def cases(self, seed: int, ids: tuple[str, ...]) -> tuple[tuple[Check, tuple[Case, ...]], ...]:
+        if self.plan is not None:
+            return self.plan(seed, ids)
+        from grader.engine.expect import plan
+
+        return plan(self.checks, seed, ids)
+
+
+class LabError(Exception):
+    """No lab by that name or in that folder."""
+
+
+_LOADED: dict[str, Lab] = {}
+
+
+def find(spec: str | None = None) -> Lab:
+    """The lab named ``spec`` (a folder under ``grader/labs``) or in the folder ``spec``."""
+    spec = spec or DEFAULT
+    if spec in _LOADED:
+        return _LOADED[spec]
+    if re.fullmatch(r"[a-z_][a-z0-9_]*", spec) and not Path(spec).is_dir():
+        try:
+            module = importlib.import_module("grader.labs." + spec)
+        except ModuleNotFoundError as exc:
+            if exc.name != "grader.labs." + spec:
+                raise
+            raise LabError("no lab named %r" % spec) from None
+    else:
+        module = _from_folder(Path(spec))
+    lab = getattr(module, "LAB", None)
+    if not isinstance(lab, Lab):
+        raise LabError("%s has no LAB" % spec)
+    object.__setattr__(lab, "spec", spec)
+    _LOADED[spec] = lab
+    if lab.messages is not None:
+        from grader.engine import messages
+
+        messages.add(lab.messages)
+    return lab
+
+
+def _from_folder(folder: Path) -> Any:
+    init = folder / "__init__.py"
+    if not init.is_file():
+        raise LabError("%s is not a lab's folder (no __init__.py)" % folder)
+    name = "embed_grader_lab_%s" % re.sub(r"\W", "_", str(folder.resolve()))
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(
+        name, init, submodule_search_locations=[str(folder)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module

@@ -1,0 +1,118 @@
+"""This lab's own expectations: a neighbour ranking, and a product that must be computed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from grader.engine import show
+from grader.engine.compare import Mismatch
+from grader.engine.expect import Case, Custom, Returns, Verdict
+from grader.engine.lab import Hints
+from grader.engine.results import Status
+from grader.engine.sandbox import Foreign, Outcome
+from grader.labs.embed import oracle
+
+
+@dataclass(frozen=True)
+class Multiplies(Returns):
+    """The call must return ``value``, which only a real product gives.
+
+    The table holds an infinity in every column, each in a row that no id selects
+    (``probes``: their (row, column) places).  Multiplying it by the one-hot's 0.0
+    gives nan, so every column of a real product is nan, however it is summed; a
+    lookup, or a product that skips the zeros, stays finite.  ``at_least`` is the
+    number of multiplications a real product makes; it only shapes the message.
+    """
+
+    at_least: int = 0
+    probes: tuple[tuple[int, int], ...] = ()
+
+    def mismatch(
+        self, case: Case, outcome: Outcome, m: Mismatch, base: dict[str, Any]
+    ) -> Verdict | None:
+        """A finite value where the product gives nan: the infinity of that column was
+        never multiplied into the answer."""
+        if m.reason != "nan":
+            return None
+        mults = outcome.mults
+        column = int(m.path.rsplit("[", 1)[-1].rstrip("]")) if m.path else 0
+        row = next((r for r, c in self.probes if c == column), -1)
+        params = dict(
+            base,
+            path=m.path,
+            got=show.short(m.got),
+            row=row,
+            column=column,
+            mults=mults or 0,
+            needed=self.at_least,
+        )
+        # The count cannot fail anyone (a table copied with float() is not counted); it
+        # only tells apart a product that is done and then thrown away.
+        code = "no_product_counted" if (mults or 0) >= self.at_least else "no_product"
+        return Verdict(Status.FAIL, code, params)
+
+
+@dataclass(frozen=True)
+class Ranks(Custom):
+    """The call must return the k best other rows by ``by``, exact ties by index."""
+
+    by: str
+    k: int
+
+    def bound(self) -> Any:
+        return [0] * self.k
+
+    def judge(self, case: Case, got: Any, hints: Hints) -> Verdict | None:
+        table, probe, k = case.args
+        if isinstance(got, Foreign) and got.base in ("list", "tuple"):
+            got = got.value
+        ranking = oracle.Ranking(table, probe, self.by)
+
+        def fail(code: str, own: bool = False, **more: Any) -> Verdict:
+            params = {
+                "call": show.call(case.fn, case.args),
+                "fn": case.fn,
+                "expected": show.short(ranking.nearest(k)),
+                "got": show.short(got),
+            }
+            hint = hints.guess(case.fn, case.args, got)
+            return Verdict(Status.FAIL, code, dict(params, **more), hint, own)
+
+        # A list that breaks a rule of its form does not follow from a wrong score.
+        if not isinstance(got, (list, tuple)) or any(type(i) is not int for i in got):
+            return fail("neigh_type", True)
+        if len(got) != min(k, len(table) - 1):
+            return fail("neigh_len", True, expected=min(k, len(table) - 1), n=len(got))
+        for i in got:
+            if not 0 <= i < len(table):
+                return fail("neigh_range", True, index=i, last=len(table) - 1)
+        if probe in got:
+            return fail("neigh_self", True, probe=probe)
+        if len(set(got)) != len(got):
+            return fail("neigh_dup", True, index=next(i for i in got if list(got).count(i) > 1))
+
+        def score(i: int) -> str:
+            return show.number(ranking.scores[i])
+
+        for x in range(len(got)):
+            for y in range(x + 1, len(got)):
+                a, b = got[x], got[y]
+                if ranking.must_precede(b, a):
+                    code = "neigh_tie" if ranking.tied(a, b) else "neigh_order"
+                    return fail(code, a=a, b=b, sa=score(a), sb=score(b))
+        # Every row left out must not belong ahead of one listed.  Rows scoring clearly
+        # below the lowest listed score need no closer look.
+        floor = min((ranking.scores[x] for x in got), default=float("inf"))
+        chosen = set(got)
+        for z in range(len(table)):
+            if z == probe or z in chosen:
+                continue
+            if ranking.scores[z] < floor and not oracle.close(ranking.scores[z], floor):
+                continue
+            for x in got:
+                if ranking.must_precede(z, x):
+                    if ranking.tied(z, x):
+                        return fail("neigh_tie", a=z, b=x, sa=score(z), sb=score(x))
+                    return fail("neigh_missing", z=z, x=x, sz=score(z), sx=score(x))
+        return None
