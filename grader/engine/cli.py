@@ -18,6 +18,7 @@ from pathlib import Path
 from grader import __version__
 from grader.engine import layout
 from grader.engine.grading import UsageError, grade
+from grader.engine.lab import LabError, find
 from grader.engine.messages import LANGUAGES, default_language, text
 from grader.engine.render import RENDERERS, render, render_lines
 from grader.engine.results import Report
@@ -33,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
         "(see embed-grader batch --help).",
     )
     p.add_argument(
-        "path", nargs="?", default="embed.py", help="the module to grade (default: ./embed.py)"
+        "path", nargs="?", help="the module to grade (default: the lab's module, ./embed.py)"
     )
     p.add_argument("--seed", type=int, help="replay the inputs of an earlier run")
     p.add_argument(
@@ -105,6 +106,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-report", action="store_true", help="skip the report-file checks")
     p.add_argument(
+        "--lab",
+        metavar="NAME|DIR",
+        help="the lab to grade against: a lab of grader/labs by name, or a lab's folder "
+        "(default: embed)",
+    )
+    p.add_argument(
         "--student-root",
         metavar="DIR",
         help="write paths in the feedback relative to DIR, the student's own folder "
@@ -170,8 +177,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError:  # not the main thread
         pass
     try:
+        try:
+            lab = find(args.lab)
+        except LabError as exc:
+            raise UsageError("cli.no_lab", lab=args.lab, problem=str(exc)) from None
         report = grade(
-            args.path,
+            args.path or lab.module_file,
             seed=args.seed,
             report_dir=args.report_dir,
             python=args.python,
@@ -184,6 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             student_root=args.student_root,
             within=args.within,
             max_seconds=args.max_seconds,
+            lab=lab.spec,
         )
     except UsageError as exc:
         return _fail(text(exc.code, lang, **exc.params))
@@ -221,7 +233,7 @@ def _grader_error(
     """Exit status 2 and no score: the output says "grader error" in every format."""
     print(text("render.grader_error", lang, error=detail), file=sys.stderr)
     empty = Report(
-        path=args.path,
+        path=args.path or "",
         seed=report.seed if report is not None else (args.seed or 0),
         checks=(),
         grader_error=detail,

@@ -127,6 +127,8 @@ class Lab:
     report: ReportStep | None = None
     mutable_args: tuple[str, ...] = ()  # functions whose list arguments must stay as given
     solutions: tuple[Path, ...] = ()  # complete solutions (the oracle): similarity flags
+    reference: Path | None = None  # the model answer, when the course keeps it at hand
+    stub: Path | None = None  # the module students start from
     report_groups: tuple[tuple[str, tuple[str, ...]], ...] = ()  # Gradescope's report tests
     spec: str = ""  # what find() was given; set by find()
     plan: Callable[[int, tuple[str, ...]], tuple[tuple[Check, tuple[Case, ...]], ...]] | None = None

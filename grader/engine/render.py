@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from grader.engine import messages
+from grader.engine.lab import find
 from grader.engine.layout import cells, escape, wrap, wrap_command
 from grader.engine.messages import text
 from grader.engine.results import Report, Status
@@ -15,9 +16,13 @@ from grader.engine.results import Report, Status
 Renderer = Callable[[Report, str], str]
 
 
-def step_pointer(step: int, lang: str) -> str:
-    anchors = messages.anchors().get(lang) or messages.anchors().get("en") or {}
-    where = anchors.get(str(step))
+def step_pointer(step: int, lang: str, lab: str | None = None) -> str:
+    """Where the lab's instructions explain ``step`` ("" when they do not say)."""
+    folder = find(lab).messages
+    if folder is None:
+        return ""
+    anchors = messages.anchors(folder)
+    where = (anchors.get(lang) or anchors.get("en") or {}).get(str(step))
     return "exercises/%s" % where if where else ""
 
 
@@ -156,7 +161,7 @@ def _entries(report: Report, lang: str, verbose: bool) -> list[_Entry]:
             )
             lines.append(_Entry("plain", _PROSE, "  " + c.message))
             if c.hint:
-                pointer = step_pointer(c.step, lang)
+                pointer = step_pointer(c.step, lang, report.meta.get("lab"))
                 hint = c.hint + (" (%s)" % pointer if pointer else "")
                 lines.append(_Entry("hint", _PROSE, "  %s: %s" % (t("render.hint"), hint)))
             if c.details.get("snippet"):

@@ -11,6 +11,7 @@ from typing import Any
 
 from grader.engine import selection
 from grader.engine.contract import MODULE
+from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import Lab
 from grader.engine.options import Options
 from grader.engine.results import CheckResult, Status
@@ -95,6 +96,8 @@ class Scoring:
             "--check",
             check_id,
         ]
+        if self.opts.lab != DEFAULT_LAB:
+            parts[1:1] = ["--lab", self.opts.lab]
         if self.opts.python:
             # Another machine has its own path to that interpreter, not this one's.
             python = self.opts.python if self.shown is None else Path(self.opts.python).name

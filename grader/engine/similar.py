@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.engine import safefs
+from grader.engine.lab import find
 
 K = 12
 W = 8
@@ -259,19 +260,20 @@ def _read_submission(path: Path) -> str | None:
         return None
 
 
-def known_solutions() -> dict[str, Path]:
-    """The complete solutions at hand: the oracle always, the reference when it is there."""
-    package = Path(__file__).resolve().parents[1]
-    found = {ORACLE: package / "labs" / "embed" / "oracle.py"}
-    reference = package.parent / "embed.py"
-    if reference.is_file():
-        found[REFERENCE] = reference
+def known_solutions(lab: str | None = None) -> dict[str, Path]:
+    """The complete solutions at hand: the lab's oracle always, its reference solution
+    when it is there."""
+    chosen = find(lab)
+    found = {ORACLE: chosen.solutions[0]} if chosen.solutions else {}
+    if chosen.reference is not None and chosen.reference.is_file():
+        found[REFERENCE] = chosen.reference
     return found
 
 
-def stub_path() -> Path | None:
-    stub = Path(__file__).resolve().parents[2] / "exercises" / "embed.py"
-    return stub if stub.is_file() else None
+def stub_path(lab: str | None = None) -> Path | None:
+    """The lab's student stub, when it is at hand (its text is no one's own work)."""
+    stub = find(lab).stub
+    return stub if stub is not None and stub.is_file() else None
 
 
 def class_similarity(
@@ -279,6 +281,7 @@ def class_similarity(
     solutions: dict[str, Path] | None = None,
     stub: Path | None = None,
     cache: Path | None = None,
+    lab: str | None = None,
 ) -> dict[str, Any]:
     """The advisory part of ``summary.json``: flagged pairs and closeness to known solutions.
 
@@ -286,7 +289,7 @@ def class_similarity(
     stub when it is at hand.  ``cache`` is a file that keeps each module's fingerprints
     by the hash of its source, so that a rerun reads only what changed.
     """
-    stub = stub if stub is not None else stub_path()
+    stub = stub if stub is not None else stub_path(lab)
     stub_source = _read(stub) if stub is not None else None
     base = winnow(normalized_tokens(stub_source)) if stub_source else frozenset()
     known = _Cache(cache)
@@ -298,7 +301,7 @@ def class_similarity(
     known.save()
     pairs = similar_pairs(prints)
     close: list[dict[str, Any]] = []
-    for label, path in (known_solutions() if solutions is None else solutions).items():
+    for label, path in (known_solutions(lab) if solutions is None else solutions).items():
         source = _read(path)
         if source is None:
             continue

@@ -26,7 +26,6 @@ def add(folder: Path) -> None:
     if folder not in _FOLDERS:
         _FOLDERS.append(folder)
         catalogue.cache_clear()
-        anchors.cache_clear()
 
 
 def read(folder: Path, lang: str) -> dict[str, str]:
@@ -47,15 +46,13 @@ def catalogue(lang: str) -> dict[str, str]:
     return merged
 
 
-@functools.lru_cache(maxsize=1)
-def anchors() -> dict[str, dict[str, str]]:
-    """Where the instructions explain each step, per language (a lab's ``steps.json``)."""
-    found: dict[str, dict[str, str]] = {}
-    for folder in _FOLDERS:
-        try:
-            found = json.loads((folder / "steps.json").read_text("utf-8"))
-        except FileNotFoundError:
-            continue
+@functools.lru_cache(maxsize=8)
+def anchors(folder: Path) -> dict[str, dict[str, str]]:
+    """Where a lab's instructions explain each step, per language (``steps.json``)."""
+    try:
+        found: dict[str, dict[str, str]] = json.loads((folder / "steps.json").read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
     return found
 
 

@@ -22,6 +22,8 @@ LAB = Lab(
     report=reportstep.STEP,
     mutable_args=checks.MUTABLE_ARGS,
     solutions=(HERE / "oracle.py",),
+    reference=HERE.parents[2] / "embed.py",
+    stub=HERE.parents[2] / "exercises" / "embed.py",
     report_groups=(
         ("code.files", ("report.write", "report.same")),
         ("json.file", ("report.json.file", "report.json.schema")),
