@@ -109,10 +109,13 @@ def test_missing_interpreter_exits_2(capsys):
     assert code == 2 and "interpreter" in err
 
 
-def test_bad_arguments_exit_2():
+def test_bad_arguments_exit_2(capsys):
     with pytest.raises(SystemExit) as exc:
-        main(["--upto", "9"])
+        main(["--upto", "two"])
     assert exc.value.code == 2
+    # Past the lab's last step (8 here): refused before anything runs.
+    assert main([str(ROOT / "embed.py"), "--upto", "9"]) == 2
+    assert "steps are 1 to 8" in capsys.readouterr().err
 
 
 def test_check_selects_one_function(capsys):

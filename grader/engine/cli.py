@@ -73,10 +73,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--upto",
         type=int,
-        default=8,
-        choices=range(1, 9),
         metavar="N",
-        help="grade steps 1..N only",
+        help="grade steps 1..N only (default: every step)",
     )
     p.add_argument(
         "--lang",
@@ -181,6 +179,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             lab = find(args.lab)
         except LabError as exc:
             raise UsageError("cli.no_lab", lab=args.lab, problem=str(exc)) from None
+        last = max(lab.steps)
+        if args.upto is not None and not 1 <= args.upto <= last:
+            raise UsageError("cli.upto", upto=args.upto, last=last)
         report = grade(
             args.path or lab.module_file,
             seed=args.seed,

@@ -38,7 +38,7 @@ def grade(
     python: str | None = None,
     timeout: float = 3.0,
     only: Sequence[str] = (),
-    upto: int = 8,
+    upto: int | None = None,
     lang: str = "en",
     check_reports: bool = True,
     isolation: str = "process",
@@ -61,11 +61,14 @@ def grade(
     way: a link anywhere is refused with a ``UsageError``.  Without it, a link the
     user names as the module is followed; report files are read only when they are
     regular files in every case.
+    ``upto`` (default: the lab's last step) grades steps 1..upto only.
     ``lab`` names the lab (``grader/labs/NAME``) or its folder; the default is
     ``embed``.  ``max_seconds`` caps the time of everything done with the module (starts,
     imports, calls, restarts); the default is ten per-call time limits.
     """
     chosen = find(lab)
+    if upto is None:
+        upto = max(chosen.steps)
     wrong = selection.problem(chosen, only, upto, check_reports)
     if wrong is not None:
         raise UsageError(wrong[0], **wrong[1])

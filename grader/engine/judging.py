@@ -90,13 +90,14 @@ class Judging(Scoring):
                 )
         for name, expected in self.lab.constants.items():
             cid = "%s.value" % name
-            if not selected(cid, name, 1, self.opts):
+            step = self.lab.by_name[name].step
+            if not selected(cid, name, step, self.opts):
                 continue
             got = loaded.names.get(name, "missing") if loaded.ok else "missing"
             if got == "missing":
                 d = Draft(
                     cid,
-                    1,
+                    step,
                     name,
                     Status.FAIL if loaded.ok else Status.SKIP,
                     self.msg("missing" if loaded.ok else "not_loaded", fn=name),
@@ -106,7 +107,7 @@ class Judging(Scoring):
             elif type(got) is not int:
                 d = Draft(
                     cid,
-                    1,
+                    step,
                     name,
                     Status.FAIL,
                     self.msg(
@@ -121,7 +122,7 @@ class Judging(Scoring):
             elif got != expected:
                 d = Draft(
                     cid,
-                    1,
+                    step,
                     name,
                     Status.FAIL,
                     self.msg("constant", name=name, got=got, expected=expected),
@@ -129,7 +130,11 @@ class Judging(Scoring):
                 )
             else:
                 d = Draft(
-                    cid, 1, name, Status.PASS, self.msg("constant_ok", name=name, expected=expected)
+                    cid,
+                    step,
+                    name,
+                    Status.PASS,
+                    self.msg("constant_ok", name=name, expected=expected),
                 )
             self.drafts.append(d)
 
