@@ -24,6 +24,7 @@ from grader import grade
 from grader.engine import safefs, sandbox
 from grader.engine.render import render
 from grader.engine.results import Report, Status
+from grader.engine.sandbox import processes
 from grader.labs.embed.contract import NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +32,7 @@ HOSTILE = Path(__file__).resolve().parent / "hostile"
 REFERENCE = ROOT / "embed.py"
 MARKS = ("987.654321", "876.54321")
 CGROUPS = bool(
-    sandbox._cgroups_usable() and sandbox._Cgroup.roots()
+    processes.cgroups_usable() and processes.Cgroup.roots()
 )  # sleep durations of the processes attacks start
 
 # attack -> (functions that must be blamed, functions that may be blamed too)

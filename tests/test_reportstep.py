@@ -17,17 +17,19 @@ from hypothesis import strategies as st
 
 from grader import grade
 from grader.engine.results import CheckResult, Report, Status
-from grader.engine.sandbox import CONTRACT_NAMES as NAMES
 from grader.engine.sandbox import Sandbox, WrittenFile
 from grader.engine.wire import OffProtocol, reported
 from grader.labs.embed import reportstep
-from grader.labs.embed.contract import REPORT_JSON, REPORT_MD
+from grader.labs.embed.contract import CONSTANTS, REPORT_JSON, REPORT_MD
+from grader.labs.embed.contract import NAMES as CONTRACT
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "embed.py"
 STUB = ROOT / "exercises" / "embed.py"
 REPORTS = ROOT / "reference"
 FILES = (REPORT_JSON, REPORT_MD)
+NAMES = tuple(n.name for n in CONTRACT)
+LAB = {"names": NAMES, "constants": tuple(CONSTANTS)}
 
 
 def submission(folder: Path, source: str, handed_in: bool = True) -> Path:
@@ -280,7 +282,7 @@ def test_a_writer_that_links_its_file_elsewhere(tmp_path: Path) -> None:
 
 
 def test_the_child_sends_the_written_bytes() -> None:
-    with Sandbox(REFERENCE) as box:
+    with Sandbox(REFERENCE, **LAB) as box:
         written = box.write_report(FILES, timeout=30)
     assert written.kind == "written" and "measure" not in written.called
     assert "nearest_by_cosine" in written.called
@@ -361,7 +363,7 @@ def test_a_writer_whose_helper_is_not_written_shows_where(tmp_path: Path) -> Non
 def test_calls_after_the_writer_get_a_new_child() -> None:
     from grader.engine.sandbox import Call
 
-    with Sandbox(REFERENCE) as box:
+    with Sandbox(REFERENCE, **LAB) as box:
         assert box.write_report(FILES).kind == "written"
         (outcome,) = box.run([Call(0, "dot", ([1.0, 2.0], [3.0, 4.0]))])
         assert outcome.kind == "returned" and outcome.value == 11.0
@@ -371,12 +373,12 @@ def test_calls_after_the_writer_get_a_new_child() -> None:
 def test_the_writer_stops_at_the_submissions_time_cap(tmp_path: Path) -> None:
     source = patched("    fields = measure()\n", "    while True:\n        pass\n")
     path = submission(tmp_path, source)
-    with Sandbox(path, timeout=1.0, max_seconds=3.0) as box:
+    with Sandbox(path, timeout=1.0, max_seconds=3.0, **LAB) as box:
         assert box.load().ok
         start = time.monotonic()
         written = box.write_report(FILES, timeout=30.0)
         assert written.kind == "budget" and time.monotonic() - start < 5.0
-        assert box._spent["write_report"] > 0  # charged to the writer
+        assert box.budget.spent["write_report"] > 0  # charged to the writer
         # Past the cap nothing more runs, and the writer is not started again.
         assert box.write_report(FILES, timeout=30.0).kind == "budget"
 

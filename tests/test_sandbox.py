@@ -23,6 +23,7 @@ from grader.engine.sandbox import (
     decode,
     encode,
 )
+from grader.labs.embed import contract
 
 PY38 = "/root/.pyenv/versions/3.8.18/bin/python3.8"
 
@@ -194,6 +195,9 @@ FUNCS = (
     "keep",
 )
 NAMES = ("VOCAB", "DIM", "SEED", *FUNCS, "missing_fn")
+CONSTANTS = ("VOCAB", "DIM", "SEED")
+# The lab's own names, for the modules written like a student's.
+LAB = {"names": tuple(n.name for n in contract.NAMES), "constants": tuple(contract.CONSTANTS)}
 
 
 def write(tmp_path: Path, source: str, name: str = "embed.py") -> Path:
@@ -209,7 +213,7 @@ def basic(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def box(basic: Path):
-    with Sandbox(basic, names=NAMES, timeout=2.0) as sb:
+    with Sandbox(basic, names=NAMES, constants=CONSTANTS, timeout=2.0) as sb:
         loaded = sb.load()
         assert loaded.ok, loaded.traceback
         yield sb
@@ -235,7 +239,7 @@ def test_load_reports_names_and_constants(box: Sandbox) -> None:
 
 def test_missing_and_not_callable(tmp_path: Path) -> None:
     path = write(tmp_path, "VOCAB = 512\nDIM = 'sixty-four'\ndot = 3\n")
-    with Sandbox(path, names=("VOCAB", "DIM", "SEED", "dot", "norm")) as sb:
+    with Sandbox(path, names=("VOCAB", "DIM", "SEED", "dot", "norm"), constants=CONSTANTS) as sb:
         loaded = sb.load()
         assert loaded.ok
         assert loaded.names == {
@@ -261,7 +265,7 @@ def test_import_crash(tmp_path: Path) -> None:
         x = 1 / 0
     """,
     )
-    with Sandbox(path) as sb:
+    with Sandbox(path, **LAB) as sb:
         loaded = sb.load()
         assert not loaded.ok
         assert loaded.error is not None and loaded.error.type == "ZeroDivisionError"
@@ -274,7 +278,7 @@ def test_import_crash(tmp_path: Path) -> None:
 
 def test_syntax_error(tmp_path: Path) -> None:
     path = write(tmp_path, "def dot(a, b)\n    return 0\n")
-    with Sandbox(path) as sb:
+    with Sandbox(path, **LAB) as sb:
         loaded = sb.load()
         assert not loaded.ok and loaded.error is not None
         assert loaded.error.type == "SyntaxError"
@@ -283,16 +287,16 @@ def test_syntax_error(tmp_path: Path) -> None:
 
 def test_import_time_exit_and_hang(tmp_path: Path) -> None:
     path = write(tmp_path, "import sys\nsys.exit(2)\n")
-    with Sandbox(path) as sb:
+    with Sandbox(path, **LAB) as sb:
         loaded = sb.load()
         assert not loaded.ok and loaded.error is not None and loaded.error.type == "SystemExit"
     path = write(tmp_path, "import os\nos._exit(0)\n", "dies.py")
-    with Sandbox(path) as sb:
+    with Sandbox(path, **LAB) as sb:
         loaded = sb.load()
         assert not loaded.ok and "exited with status 0" in loaded.detail
     path = write(tmp_path, "while True:\n    pass\n", "hangs.py")
     start = time.monotonic()
-    with Sandbox(path, timeout=0.5) as sb:
+    with Sandbox(path, timeout=0.5, **LAB) as sb:
         loaded = sb.load()
         assert not loaded.ok and "did not finish" in loaded.detail
     assert time.monotonic() - start < 3
@@ -314,7 +318,7 @@ def test_third_party_placeholder(tmp_path: Path) -> None:
             return json.dumps(vec)
     """,
     )
-    with Sandbox(path) as sb:
+    with Sandbox(path, **LAB) as sb:
         loaded = sb.load()
         assert loaded.ok, loaded.traceback
         assert loaded.third_party == ("numpy", "grader")
@@ -329,7 +333,7 @@ def test_third_party_placeholder(tmp_path: Path) -> None:
 
 def test_third_party_used_at_import(tmp_path: Path) -> None:
     path = write(tmp_path, "import numpy as np\nPI = np.pi * 2\n")
-    with Sandbox(path) as sb:
+    with Sandbox(path, **LAB) as sb:
         loaded = sb.load()
         assert not loaded.ok and loaded.error is not None
         assert loaded.error.type == "ImportError" and loaded.third_party == ("numpy",)
@@ -480,7 +484,7 @@ def test_called_is_traced(box: Sandbox) -> None:
 
 
 def test_memory_exhaustion_is_an_exception(basic: Path) -> None:
-    with Sandbox(basic, names=NAMES, memory_mb=256) as sb:
+    with Sandbox(basic, names=NAMES, constants=CONSTANTS, memory_mb=256) as sb:
         sb.load()
         hog, hog_bytes, dot = sb.run(
             [Call(1, "hog", ()), Call(2, "hog_bytes", ()), Call(3, "dot", ([1.0], [1.0]))]
@@ -497,7 +501,7 @@ def test_memory_exhaustion_is_an_exception(basic: Path) -> None:
 
 def test_crash_and_hang_cost_one_call_each(basic: Path) -> None:
     start = time.monotonic()
-    with Sandbox(basic, names=NAMES, timeout=0.5) as sb:
+    with Sandbox(basic, names=NAMES, constants=CONSTANTS, timeout=0.5) as sb:
         sb.load()
         calls = [
             Call(1, "dot", ([1.0], [2.0])),
@@ -543,7 +547,7 @@ def test_a_function_slow_on_every_call_has_a_budget(tmp_path: Path) -> None:
     )
     calls = [Call(i, "norm", ([1.0],)) for i in range(12)] + [Call(12, "dot", ([], []))]
     start = time.monotonic()
-    with Sandbox(path, names=NAMES, timeout=0.5) as sb:
+    with Sandbox(path, names=NAMES, constants=CONSTANTS, timeout=0.5) as sb:
         assert sb.load().ok
         out = sb.run(calls)
     took = time.monotonic() - start
@@ -569,26 +573,26 @@ def test_answer_protocol_helpers() -> None:
 
 
 def test_grader_faults(basic: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import grader.engine.sandbox as sandbox
+    from grader.engine.sandbox import child, isolation
 
-    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
-    sandbox.bwrap_problem.cache_clear()
+    monkeypatch.setattr(isolation, "bwrap_path", lambda: None)
+    isolation.bwrap_problem.cache_clear()
     try:
         with pytest.raises(SandboxError, match="not installed"):
-            Sandbox(basic, isolation="bwrap")
+            Sandbox(basic, isolation="bwrap", **LAB)
     finally:
-        sandbox.bwrap_problem.cache_clear()
-    monkeypatch.setattr(sandbox, "CHILD", Path("/nonexistent/_child.py"))
+        isolation.bwrap_problem.cache_clear()
+    monkeypatch.setattr(child, "CHILD", Path("/nonexistent/_child.py"))
     with pytest.raises(SandboxError, match="missing"):
-        Sandbox(basic)
+        Sandbox(basic, **LAB)
     monkeypatch.undo()
     with pytest.raises(SandboxError):
-        Sandbox(basic, python="/nonexistent/python3").load()
+        Sandbox(basic, python="/nonexistent/python3", **LAB).load()
     assert CHILD.is_file()
 
 
 def test_temporary_directory_is_removed(basic: Path) -> None:
-    with Sandbox(basic, names=NAMES) as sb:
+    with Sandbox(basic, names=NAMES, constants=CONSTANTS) as sb:
         sb.load()
         tmp = sb._tmp
         assert tmp is not None and os.path.isdir(tmp)
@@ -600,7 +604,7 @@ def test_temporary_directory_is_removed(basic: Path) -> None:
 
 @pytest.mark.skipif(not os.path.exists(PY38), reason="no Python 3.8 here")
 def test_python38(basic: Path) -> None:
-    with Sandbox(basic, python=PY38, names=NAMES, timeout=1.0) as sb:
+    with Sandbox(basic, python=PY38, names=NAMES, constants=CONSTANTS, timeout=1.0) as sb:
         loaded = sb.load()
         assert loaded.ok, loaded.traceback
         assert sb.python_version.startswith("3.8.")
@@ -634,15 +638,15 @@ def test_a_start_that_fails_before_the_child_runs_leaves_no_folder(
     no cgroup can be made) removes that folder at once, without a close."""
     import tempfile
 
-    import grader.engine.sandbox as sandbox
+    from grader.engine.sandbox import processes
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
     def broken(_pids_max: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sandbox._Cgroup, "make", broken)
-    sb = Sandbox(basic, names=NAMES)
+    monkeypatch.setattr(processes.Cgroup, "make", broken)
+    sb = Sandbox(basic, names=NAMES, constants=CONSTANTS)
     with pytest.raises(KeyboardInterrupt):
         sb.load()
     assert list(tmp_path.iterdir()) == []

@@ -1,6 +1,6 @@
 """The child side of the sandbox: imports a student module and runs calls on it.
 
-Started by ``grader/engine/sandbox.py`` as ``PYTHON -I -S -B -c SOURCE-OF-THIS-FILE`` in a
+Started by ``grader/engine/sandbox/child.py`` as ``PYTHON -I -S -B -c SOURCE-OF-THIS-FILE`` in a
 fresh temporary directory that holds the child's own copy of the student's module.  Standard library only; runs on Python 3.8 and newer.
 Every request and every answer is one line of JSON; see "The child protocol"
 in docs/architecture.md.  Expected values never reach this process: it only

@@ -169,6 +169,7 @@ class Grading(Judging):
                 isolation=self.opts.isolation,
                 source=self.source,
                 names=tuple(n.name for n in self.lab.names),
+                constants=[n.name for n in self.lab.names if n.is_constant],
                 max_seconds=self.opts.max_seconds,
             ) as box,
             ThreadPoolExecutor(max_workers=1) as child,

@@ -1,0 +1,103 @@
+"""The parent side of the child process that runs a student module.
+
+The child (``grader/engine/_child.py``, one stdlib-only file) receives only inputs
+and sends back only plain JSON; expected values never exist in it.  See "The child
+protocol" in docs/architecture.md.  Nothing the student's code made is ever an
+object in this process: answers are decoded to plain values, with ``Foreign``
+standing for subclasses and unknown objects and ``Raised`` for exceptions.
+
+What lives here, from the bottom up: ``limits`` (sizes and times), ``records`` (the
+plain data in and out), ``encoding`` (values on the wire), ``pipe`` (lines from the
+child), ``processes`` (finding and killing them, cgroups), ``isolation`` (process,
+user or bubblewrap), ``budget`` (the time a submission may take), and the
+``Sandbox`` itself in layers: ``child`` (start and stop one child), ``loading``
+(import the module, restart), ``running`` (calls) and ``box`` (the report writer).
+
+Modules here may import the standard library, ``grader.engine.wire``,
+``grader.engine.safefs``, ``grader.engine.users`` and each other (a layer only
+those below it); never a lab: the names to ask for come from the caller.
+"""
+
+from grader.engine.sandbox.box import Sandbox
+from grader.engine.sandbox.child import CHILD, CHILD_TAG, MODULE_FILE
+from grader.engine.sandbox.encoding import PACK_FROM, answer_limit, encode, pack, pack_rows
+from grader.engine.sandbox.isolation import (
+    CHOICES,
+    HOME_AS_ROOT,
+    ISOLATIONS,
+    UID_VARIABLE,
+    bwrap_command,
+    bwrap_path,
+    bwrap_problem,
+    isolation_problem,
+    strongest,
+    user_problem,
+    weaker_note,
+)
+from grader.engine.sandbox.limits import (
+    ANSWER_SLACK,
+    BUDGET,
+    MARKER,
+    MAX_LINE,
+    MAX_MODULE,
+    MAX_RESTARTS,
+    MAX_SECONDS_FACTOR,
+    MIN_ANSWER,
+    SPENT,
+    STDLIB,
+)
+from grader.engine.sandbox.records import Call, Loaded, Outcome, SandboxError, Written
+from grader.engine.wire import (
+    Foreign,
+    OffProtocol,
+    Raised,
+    WrittenFile,
+    decode,
+    unpack,
+    unpack_rows,
+)
+
+__all__ = [
+    "ANSWER_SLACK",
+    "BUDGET",
+    "CHILD",
+    "CHILD_TAG",
+    "CHOICES",
+    "HOME_AS_ROOT",
+    "ISOLATIONS",
+    "MARKER",
+    "MAX_LINE",
+    "MAX_MODULE",
+    "MAX_RESTARTS",
+    "MAX_SECONDS_FACTOR",
+    "MIN_ANSWER",
+    "MODULE_FILE",
+    "PACK_FROM",
+    "SPENT",
+    "STDLIB",
+    "UID_VARIABLE",
+    "Call",
+    "Foreign",
+    "Loaded",
+    "OffProtocol",
+    "Outcome",
+    "Raised",
+    "Sandbox",
+    "SandboxError",
+    "Written",
+    "WrittenFile",
+    "answer_limit",
+    "bwrap_command",
+    "bwrap_path",
+    "bwrap_problem",
+    "decode",
+    "encode",
+    "isolation_problem",
+    "pack",
+    "pack_rows",
+    "strongest",
+    "unpack",
+    "unpack_rows",
+    "user_problem",
+    "weaker_note",
+]

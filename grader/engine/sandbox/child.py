@@ -1,0 +1,338 @@
+"""One child process at a time: the sandbox's settings, starting a child with its
+limits and isolation, and stopping it with everything it started."""
+
+from __future__ import annotations
+
+import functools
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+from grader.engine import safefs, users, wire
+from grader.engine.sandbox.budget import Budget
+from grader.engine.sandbox.isolation import (
+    CHOICES,
+    HOME_AS_ROOT,
+    as_user,
+    bwrap_command,
+    drops_user,
+    isolation_problem,
+    strongest,
+)
+from grader.engine.sandbox.limits import (
+    MARKER,
+    MAX_MODULE,
+    MAX_OUTPUT,
+    MAX_SECONDS_FACTOR,
+    PIDS_MAX,
+    SMALL_LINE,
+    START_TIMEOUT,
+)
+from grader.engine.sandbox.pipe import Died, Pipe, TooLarge
+from grader.engine.sandbox.processes import Cgroup, capture_file, has_marker, status_text, sweep
+from grader.engine.sandbox.records import Loaded, SandboxError
+from grader.engine.wire import OffProtocol, decode
+
+CHILD = Path(__file__).parent.with_name("_child.py")
+# The child's program is handed to the interpreter with ``-c``: no file of the
+# installed package is ever run (or named in sys.argv) where the child could write.
+CHILD_TAG = "# embed-grader child"
+MODULE_FILE = "embed.py"  # the child's private copy of the student's module
+
+
+@functools.lru_cache(maxsize=4)
+def _child_program(path: Path) -> str:
+    """The child's source as the ``-c`` argument, read once per process."""
+    return CHILD_TAG + "\n" + path.read_text(encoding="utf-8")
+
+
+def _read_module(path: str) -> bytes:
+    """The student's module as given (a link the user named is followed)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_MODULE + 1)
+    except OSError as exc:
+        raise SandboxError("cannot read %s: %s" % (path, exc.strerror or exc)) from exc
+    if len(data) > MAX_MODULE:
+        raise SandboxError("%s is larger than %d bytes" % (path, MAX_MODULE))
+    return data
+
+
+class Child:
+    """The settings of a sandbox, its state, and the one child process it has at a time.
+
+    ``names`` are the module's names the grader asks for, ``constants`` those of them
+    that are values rather than functions.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        python: str | None = None,
+        timeout: float = 3.0,
+        memory_mb: int = 1024,
+        isolation: str = "process",
+        names: Sequence[str],
+        constants: Collection[str] = (),
+        source: bytes | None = None,
+        max_seconds: float | None = None,
+    ) -> None:
+        if isolation not in CHOICES:
+            raise ValueError("isolation must be one of %s" % ", ".join(CHOICES))
+        self.path = os.path.abspath(os.fspath(path))
+        self.python = python or sys.executable
+        if isolation == "auto":
+            isolation = strongest(self.python)
+        self.timeout = float(timeout)
+        # Everything for this module (starts, imports, calls, restarts) ends by then.
+        self.max_seconds = float(max_seconds or MAX_SECONDS_FACTOR * self.timeout)
+        self.memory_mb = int(memory_mb)
+        self.isolation = isolation
+        self.names = tuple(names)
+        self.constants = frozenset(constants)
+        self.budget = Budget(self.timeout, self.max_seconds)
+        self.calls = 0
+        self.child_seconds = 0.0
+        self.loaded: Loaded | None = None
+        self.python_version = ""
+        self._closed = False
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pipe: Pipe | None = None
+        self._tmp: str | None = None
+        self._capture: int | None = None  # the child's stdout and stderr
+        self._marker = ""
+        self._cgroup: Cgroup | None = None
+        self._stale = ""  # the report writer that ran in this child: the next run restarts
+        self._lease: users.Lease | None = None
+        problem = isolation_problem(self.isolation, self.python)
+        if problem:  # fails early on an isolation that is not there
+            raise SandboxError(problem)
+        try:
+            self._program = _child_program(CHILD)
+        except OSError as exc:
+            raise SandboxError("the child runner %s is missing" % CHILD) from exc
+        # The module is read once, here: every child imports its own copy of these
+        # bytes, so nothing a child does to the file reaches a later child.
+        self.source = source if source is not None else _read_module(self.path)
+
+    @property
+    def restarts(self) -> int:
+        """Children started for this module after the first."""
+        return self.budget.restarts
+
+    def _command(self, tmp: str) -> list[str]:
+        if self.isolation == "bwrap":
+            uid = self._lease.uid if self._lease is not None else None
+            cmd = bwrap_command(self.python, tmp, uid)
+            i = cmd.index("--")
+            env = ["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"]
+            home = self.home()
+            env += ["--setenv", "HOME", home, "--setenv", MARKER, self._marker]
+            return cmd[:i] + env + cmd[i:] + [self._program]
+        python = os.path.realpath(self.python) if self._lease is not None else self.python
+        return [python, "-I", "-S", "-B", "-c", self._program]
+
+    def home(self) -> str:
+        """The child's working folder as the child sees it."""
+        if self.isolation == "bwrap" and self._lease is not None:
+            return HOME_AS_ROOT
+        return self._tmp or ""
+
+    def _start(self) -> None:
+        if self._closed:
+            # Closed from another thread (the grader is stopping): start nothing new.
+            raise SandboxError("the sandbox is closed")
+        self._stop()
+        self.budget.begin()
+        self._stale = ""
+        self._tmp = tempfile.mkdtemp(prefix="embed-grader-")
+        try:
+            self._launch()
+        except BaseException:
+            # Whatever stopped the start (no user to lease, no cgroup, a signal): the
+            # folder just made goes now, not when someone remembers to close.
+            self._stop()
+            raise
+
+    def _launch(self) -> None:
+        assert self._tmp is not None
+        self._marker = secrets.token_hex(8)
+        if self.isolation != "process" and drops_user():
+            self._lease = users.lease()
+        # The child's own copy of the module, in the folder only it may write.
+        module = os.path.join(self._tmp, MODULE_FILE)
+        with open(module, "xb") as f:
+            f.write(self.source)
+        os.chmod(module, 0o444)
+        if self._lease is not None:
+            os.chown(self._tmp, self._lease.uid, self._lease.gid)
+        # Nothing of the grader's environment: only these (EMBED_GRADER_RUN tags the
+        # child's processes so that all of them can be found and killed).
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self._tmp}
+        env[MARKER] = self._marker
+        self._cgroup = Cgroup.make(PIDS_MAX)
+        # bubblewrap run by root starts the child as root: it drops to the user itself.
+        user_args = as_user(self._lease) if self.isolation != "bwrap" else {}
+        # What the child prints goes to a file without a name that the parent opened
+        # itself: the child cannot swap it for a link or a pipe.
+        self._capture = capture_file()
+        try:
+            self._proc = subprocess.Popen(
+                self._command(self._tmp),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._capture,
+                cwd=self._tmp,
+                env=env,
+                close_fds=True,
+                start_new_session=True,
+                bufsize=0,
+                **user_args,
+            )
+        except OSError as exc:
+            raise SandboxError("cannot start %s: %s" % (self.python, exc)) from exc
+        if self._cgroup is not None and not self._cgroup.add(self._proc.pid):
+            self._cgroup.remove()
+            self._cgroup = None
+        self._pipe = Pipe(self._proc)
+        try:
+            line = self._pipe.line(time.monotonic() + START_TIMEOUT, SMALL_LINE)
+            if line is None:
+                raise OffProtocol("no answer")
+            self.python_version = wire.ready(decode(line))
+        except (Died, TooLarge, OffProtocol):
+            why = self._startup_error()
+            raise SandboxError(
+                "the child runner did not start with %s: %s" % (self.python, why)
+            ) from None
+
+    def _captured(self, limit: int) -> safefs.Read:
+        """What the child printed so far, read from the parent's own descriptor."""
+        if self._capture is None:
+            return safefs.Read(b"", 0)
+        try:
+            return safefs.read_fd(self._capture, limit)
+        except OSError:
+            return safefs.Read(b"", 0)
+
+    def _startup_error(self) -> str:
+        text = self._captured(2000).data.decode("utf-8", "replace").strip()
+        return text.splitlines()[-1] if text else "no answer"
+
+    def _kill(self) -> int | None:
+        """Stop the child and everything it started; its exit status."""
+        proc = self._proc
+        if proc is None:
+            return None
+        if self._cgroup is not None:
+            self._cgroup.kill()
+        # Before the child is reaped: its descendants still name it as their parent.
+        sweep(proc.pid, ("%s=%s" % (MARKER, self._marker)).encode())
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(5.0)
+        except subprocess.TimeoutExpired:
+            pass
+        return proc.returncode
+
+    def _stop(self) -> None:
+        if self._pipe is not None:
+            self._pipe.close()
+            self._pipe = None
+        if self._proc is not None:
+            self._kill()
+            for stream in (self._proc.stdin, self._proc.stdout):
+                if stream is not None:
+                    try:
+                        stream.close()
+                    except OSError:
+                        pass
+            self._proc = None
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+        if self._lease is not None:
+            # Whatever still runs as the child's user dies before the id is reused.
+            self._lease.release()
+            self._lease = None
+        if self._capture is not None:
+            os.close(self._capture)
+            self._capture = None
+        if self._tmp is not None:
+            safefs.remove_tree(self._tmp)
+            self._tmp = None
+
+    def _died(self) -> str:
+        """Kill the child after it failed; a reason for people."""
+        proc = self._proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(0.2)
+            except subprocess.TimeoutExpired:
+                code = None
+        self._kill()
+        return status_text(code)
+
+    def abort(self) -> None:
+        """Kill the child from another thread, so that a call waiting on it ends now.
+
+        Descriptors stay open (the thread running the calls may be using them);
+        ``close`` releases them afterwards.
+        """
+        self._closed = True
+        if self._proc is not None:
+            self._kill()
+
+    def close(self) -> None:
+        self._closed = True
+        if self._pipe is not None and self._proc is not None and self._proc.poll() is None:
+            try:
+                self._pipe.send(b'{"op":"bye"}\n', time.monotonic() + 0.2)
+                self._proc.wait(0.2)
+            except (Died, subprocess.TimeoutExpired):
+                pass
+        self._stop()
+
+    def __del__(self) -> None:
+        try:
+            self._stop()
+        except Exception:
+            pass
+
+    def _output(self) -> str:
+        """What the child printed so far, cut to MAX_OUTPUT characters."""
+        read = self._captured(MAX_OUTPUT * 4 + 1)
+        text = read.data.decode("utf-8", "replace")
+        if len(text) > MAX_OUTPUT or read.cut:
+            text = text[:MAX_OUTPUT] + "\n... (%d bytes in all)" % read.size
+        return text
+
+    def _child_pids(self) -> list[int]:
+        """The child's own process (inside bubblewrap: found by its marker and program)."""
+        proc = self._proc
+        if proc is None:
+            return []
+        if self.isolation != "bwrap":
+            return [proc.pid]
+        tag = ("%s=%s" % (MARKER, self._marker)).encode()
+        found = []
+        for name in os.listdir("/proc"):
+            if name.isdigit() and has_marker(name, tag):
+                try:
+                    with open("/proc/%s/cmdline" % name, "rb") as f:
+                        if CHILD_TAG.encode() in f.read():
+                            found.append(int(name))
+                except OSError:
+                    pass
+        return found

@@ -1,0 +1,196 @@
+"""Processes of one child: finding and killing all of them (its cgroup where one can
+be made), the file that catches what it prints, and why it stopped."""
+
+from __future__ import annotations
+
+import functools
+import os
+import secrets
+import signal
+import sys
+import tempfile
+import time
+
+
+def _proc_stat(pid: str) -> tuple[int, int, int] | None:
+    """(ppid, process group, session) of a process from /proc, None if it is gone."""
+    try:
+        with open("/proc/%s/stat" % pid, "rb") as f:
+            data = f.read()
+        fields = data[data.rindex(b")") + 2 :].split()
+        return int(fields[1]), int(fields[2]), int(fields[3])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def has_marker(pid: str, tag: bytes) -> bool:
+    try:
+        with open("/proc/%s/environ" % pid, "rb") as f:
+            return tag in f.read()
+    except OSError:
+        return False
+
+
+def sweep(leader: int, tag: bytes, rounds: int = 20) -> int:
+    """SIGKILL every process the child started; how many were found.
+
+    A process belongs to the child when it is in the child's process group or
+    session, descends from the child, or carries the child's marker in its
+    environment.  What escapes all four (a double fork after setsid() with a
+    cleared environment) is found only by the cgroup or bubblewrap's pid namespace.
+    """
+    if not os.path.isdir("/proc/self"):
+        try:
+            os.killpg(leader, signal.SIGKILL)
+        except OSError:
+            pass
+        return 0
+    me = os.getpid()
+    found: set[int] = set()
+    for _ in range(rounds):
+        family = {leader}
+        victims = []
+        stats = {}
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) == me:
+                continue
+            st = _proc_stat(name)
+            if st is not None:
+                stats[int(name)] = st
+        grew = True
+        while grew:
+            grew = False
+            for pid, (ppid, pgrp, sid) in stats.items():
+                if pid not in family and (ppid in family or pgrp == leader or sid == leader):
+                    family.add(pid)
+                    grew = True
+        for pid in stats:
+            if pid in family or has_marker(str(pid), tag):
+                victims.append(pid)
+        if not victims:
+            break
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        found.update(victims)
+        time.sleep(0.002)
+    return len(found)
+
+
+class Cgroup:
+    """A pids cgroup for one child, where the grader may make one (Linux, as root).
+
+    It bounds the number of processes (a fork bomb) and lists every process of the
+    child, whatever session or environment it has, so that all can be killed.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    @staticmethod
+    def roots() -> list[str]:
+        """cgroup v1's pids hierarchy, or cgroup v2's root with the pids controller."""
+        found = []
+        if os.path.isfile("/sys/fs/cgroup/pids/cgroup.procs"):
+            found.append("/sys/fs/cgroup/pids")
+        try:
+            with open("/sys/fs/cgroup/cgroup.subtree_control") as f:
+                if "pids" in f.read().split():
+                    found.append("/sys/fs/cgroup")
+        except OSError:
+            pass
+        return found
+
+    @classmethod
+    def make(cls, pids_max: int) -> Cgroup | None:
+        if not cgroups_usable():
+            return None
+        for root in cls.roots():
+            path = os.path.join(root, "embed-grader-%d-%s" % (os.getpid(), secrets.token_hex(4)))
+            try:
+                os.mkdir(path)
+            except OSError:
+                continue
+            group = cls(path)
+            if group.write("pids.max", str(pids_max)):
+                return group
+            group.remove()
+        _NO_CGROUP.append(True)
+        cgroups_usable.cache_clear()
+        return None
+
+    def write(self, name: str, value: str) -> bool:
+        try:
+            with open(os.path.join(self.path, name), "w") as f:
+                f.write(value)
+            return True
+        except OSError:
+            return False
+
+    def add(self, pid: int) -> bool:
+        return self.write("cgroup.procs", str(pid))
+
+    def pids(self) -> list[int]:
+        try:
+            with open(os.path.join(self.path, "cgroup.procs")) as f:
+                return [int(x) for x in f.read().split()]
+        except (OSError, ValueError):
+            return []
+
+    def kill(self) -> None:
+        self.write("cgroup.kill", "1")
+        for _ in range(50):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.002)
+
+    def remove(self) -> None:
+        for _ in range(50):
+            try:
+                os.rmdir(self.path)
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                self.kill()
+                time.sleep(0.005)
+
+
+_NO_CGROUP: list[bool] = []
+
+
+@functools.lru_cache(maxsize=1)
+def cgroups_usable() -> bool:
+    return sys.platform.startswith("linux") and os.geteuid() == 0 and not _NO_CGROUP
+
+
+def capture_file() -> int:
+    """A read-write file without a name for the child's stdout and stderr."""
+    make = getattr(os, "memfd_create", None)
+    if make is not None:
+        try:
+            return int(make("embed-grader-output", os.MFD_CLOEXEC))
+        except OSError:
+            pass
+    with tempfile.TemporaryFile() as f:  # unlinked at once (O_TMPFILE where it exists)
+        return os.dup(f.fileno())
+
+
+def status_text(code: int | None) -> str:
+    if code is None:
+        return "the child process stopped answering"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "signal %d" % -code
+        return "the child process was killed by %s" % name
+    return "the child process exited with status %d" % code

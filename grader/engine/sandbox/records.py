@@ -1,0 +1,71 @@
+"""What the sandbox takes and gives: calls, their outcomes, the import and the report
+writer's files, all plain data; and the error for the grader's own faults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from grader.engine.sandbox.limits import MAX_LINE
+from grader.engine.wire import Raised, WrittenFile
+
+
+class SandboxError(Exception):
+    """A fault of the grader or its installation, never of the student's code."""
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What importing the student module gave."""
+
+    ok: bool
+    names: dict[str, Any]
+    third_party: tuple[str, ...]
+    error: Raised | None
+    traceback: str
+    output: str
+    elapsed: float
+    detail: str = ""  # when the import timed out or the child died: a short reason
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of a contract function with plain arguments."""
+
+    id: int
+    fn: str
+    args: tuple[Any, ...]
+    count: tuple[int, ...] = ()
+    limit: int = MAX_LINE  # bytes its answer may take (see answer_limit)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one call gave."""
+
+    id: int
+    fn: str
+    kind: str  # "returned" | "raised" | "timeout" | "crashed" | "skipped"
+    value: Any = None
+    raised: Raised | None = None
+    mutated: str | None = None
+    called: tuple[str, ...] = ()
+    mults: int | None = None
+    elapsed: float = 0.0
+    detail: str = ""
+    why: str = ""  # "budget": the submission's time ran out; "budget_fn": the function's
+
+
+@dataclass(frozen=True)
+class Written:
+    """What running the module's report writer gave."""
+
+    # "written" | "raised" | "timeout" | "budget" | "crashed" | "missing" | "not callable"
+    # | "not loaded"
+    kind: str
+    files: dict[str, WrittenFile]
+    raised: Raised | None = None
+    traceback: str = ""
+    called: tuple[str, ...] = ()  # contract functions it entered (its stack, on a timeout)
+    elapsed: float = 0.0
+    detail: str = ""
