@@ -651,3 +651,24 @@ def test_a_start_that_fails_before_the_child_runs_leaves_no_folder(
         sb.load()
     assert list(tmp_path.iterdir()) == []
     sb.close()
+
+
+def test_the_sandbox_imports_no_lab() -> None:
+    """The sandbox is the engine's: what a lab's module is asked for comes from its caller."""
+    import ast
+
+    import grader.engine.sandbox as package
+
+    folder = Path(package.__file__).parent
+    modules = sorted(folder.glob("*.py"))
+    assert len(modules) > 5
+    for path in modules:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                imported = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                imported = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in imported:
+                assert name.split(".")[:2] != ["grader", "labs"], (path.name, name)
