@@ -5,6 +5,10 @@ Public API::
     from grader import grade
     report = grade("embed.py", seed=1234)
     report.score, report.max_score, report.passed, report.checks
+
+Two packages: ``grader.engine`` (what every lab reuses) and ``grader.labs`` (one
+folder per lab).  This module imports the engine only, and only when a name of the
+API is first used.
 """
 
 from __future__ import annotations

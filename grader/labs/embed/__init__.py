@@ -2,7 +2,9 @@
 
 Its contract, the oracle (independent of the reference solution), the case
 generators, the checks and hints, the rules the student's texts state, the
-report files' checks and step 8, which measures the report from the code.
+report files' checks and step 8, which measures the report from the code.  Its
+modules import the standard library, the engine (``grader.engine``) and each other;
+``LAB`` (``lab.py``) is all the engine sees of them.
 """
 
 from __future__ import annotations

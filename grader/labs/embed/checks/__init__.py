@@ -7,7 +7,8 @@ the mistake.
 
 The builders live in ``steps_1_3`` and ``steps_4_7``; each
 registers itself in ``registry.CHECKS`` when its module is imported, in the order of
-the contract.
+the contract.  They import the engine's ``expect``, and the lab's contract, oracle,
+cases and expectations.
 """
 
 from __future__ import annotations
