@@ -1,0 +1,127 @@
+"""A second lab, in a folder of its own (tests/labs/tiny), graded by the same engine
+through the same command line: the engine knows a lab only through its ``LAB``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ROOT / "tests" / "labs" / "tiny"
+
+RIGHT = """\
+import math
+
+WIDTH = 4
+
+
+def mean(xs):
+    if len(xs) == 0:
+        raise ValueError("no numbers")
+    total = 0.0
+    for x in reversed(xs):
+        total += x
+    return total / len(xs)
+
+
+def scale(xs, k):
+    return tuple(k * x for x in xs)
+"""
+
+WRONG = """\
+WIDTH = 4.0
+
+
+def mean(xs):
+    if not xs:
+        raise ValueError("no numbers")
+    return sum(xs) / max(1, len(xs) - 1)
+
+
+def scale(xs, k):
+    for i in range(len(xs)):
+        xs[i] = xs[i] * k
+    return xs
+"""
+
+
+def grade(tmp_path: Path, source: str, *args: str) -> tuple[int, dict, str]:
+    module = tmp_path / "stats.py"
+    module.write_text(source, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "--lab", str(TINY), "--format", "json", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"},
+    )
+    data = json.loads(done.stdout) if done.stdout.strip() else {}
+    return done.returncode, data, done.stderr
+
+
+def by_id(data: dict) -> dict[str, dict]:
+    return {c["id"]: c for c in data["checks"]}
+
+
+def test_a_right_module_earns_the_tiny_labs_full_marks(tmp_path: Path) -> None:
+    code, data, err = grade(tmp_path, RIGHT, "--seed", "5")
+    assert code == 0, err
+    assert data["score"] == data["max_score"] == 10
+    assert set(by_id(data)) == {
+        "imports.load",
+        "imports.stdlib",
+        "WIDTH.value",
+        "mean.values",
+        "mean.empty",
+        "mean.inputs",
+        "scale.values",
+        "scale.inputs",
+    }
+    assert {k: v["max_points"] for k, v in data["steps"].items()} == {"0": 2, "1": 4, "2": 4}
+
+
+def test_a_wrong_module_fails_with_the_labs_own_words(tmp_path: Path) -> None:
+    code, data, _ = grade(tmp_path, WRONG, "--seed", "5")
+    assert code == 1
+    checks = by_id(data)
+    assert checks["WIDTH.value"]["status"] == "fail"
+    assert checks["mean.values"]["status"] == "fail"
+    assert checks["mean.values"]["hint"].startswith("the answer is the sum divided by one less")
+    assert checks["mean.empty"]["status"] == "pass"
+    assert checks["scale.values"]["status"] == "pass"
+    assert checks["scale.inputs"]["status"] == "fail"
+    # The replay command names the lab, so that it grades against the same one.
+    assert "--lab %s" % TINY in checks["mean.values"]["reproduce"]
+    assert 0 < data["score"] < 10
+
+
+def test_the_labs_texts_come_in_every_language(tmp_path: Path) -> None:
+    _, data, _ = grade(tmp_path, WRONG, "--seed", "5", "--lang", "ko")
+    assert by_id(data)["mean.values"]["hint"].startswith("합을 길이보다")
+
+
+@pytest.mark.parametrize("lab", ["no_such_lab", "/nonexistent/folder"])
+def test_an_unknown_lab_is_a_usage_error(tmp_path: Path, lab: str) -> None:
+    (tmp_path / "stats.py").write_text(RIGHT, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "--lab", lab, str(tmp_path / "stats.py")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2
+    assert "no lab" in done.stderr
+
+
+def test_the_tiny_lab_has_the_same_codes_in_every_language() -> None:
+    texts = {
+        lang: json.loads((TINY / "messages" / ("%s.json" % lang)).read_text("utf-8"))
+        for lang in ("en", "ko", "zh")
+    }
+    assert set(texts["ko"]) == set(texts["en"]) == set(texts["zh"])
