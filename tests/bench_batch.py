@@ -24,7 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from grader.engine.batch import BatchOptions, BatchResult, _write, discover, run_batch  # noqa: E402
+from grader.engine.batch import (  # noqa: E402
+    BatchOptions,
+    BatchResult,
+    discover,
+    run_batch,
+    write_atomic,
+)
 from grader.engine.classpage import write_pages  # noqa: E402
 from grader.engine.similar import class_similarity  # noqa: E402
 
@@ -82,7 +88,7 @@ def bench(size: int = 200, jobs: int = 0, pool: str = "process", seed: int = 1) 
         page_start = time.perf_counter()
         similar = class_similarity((s.id, s.module) for s in subs if s.module is not None)
         similar_seconds = time.perf_counter() - page_start
-        write_pages(Path(tmp) / "out", result.rows, result.summary, opts.lang, _write)
+        write_pages(Path(tmp) / "out", result.rows, result.summary, opts.lang, write_atomic)
         page_seconds = time.perf_counter() - page_start - similar_seconds
     slowest = max(result.rows, key=lambda r: r.seconds)
     statuses: dict[str, int] = {}

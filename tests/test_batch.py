@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from grader.engine import batch, layout
-from grader.engine.batch import BatchOptions, BatchResult, discover, run_batch, student_seed
+from grader.engine.batch import BatchOptions, BatchResult, discover, job, run_batch, student_seed
 from grader.engine.cli import main
+from grader.engine.sandbox import strongest
 from grader.labs.embed.contract import MAX_SCORE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -277,14 +278,14 @@ def test_a_grader_fault_is_one_row(
     root.mkdir()
     shutil.copyfile(WRONG, root / "ok.py")
     shutil.copyfile(WRONG, root / "unlucky.py")
-    real = batch.grade
+    real = job.grade  # grade_one reads it from its own module
 
     def flaky(path: Any, **kwargs: Any) -> Any:
         if Path(path).name == "unlucky.py":
             raise ZeroDivisionError("a fault of the grader")
         return real(path, **kwargs)
 
-    monkeypatch.setattr(batch, "grade", flaky)
+    monkeypatch.setattr(job, "grade", flaky)
     monkeypatch.setenv("CI", "true")
     # The stand-in grade() lives in this process: grade in threads.
     argv = ["batch", str(root), "--out", str(tmp_path / "out"), "--seed", "9", "--pool", "thread"]
@@ -298,7 +299,7 @@ def test_a_grader_fault_is_one_row(
     assert "ZeroDivisionError" in rows["unlucky"]["detail"]
     assert rows["ok"]["status"] == "graded" and float(rows["ok"]["total"]) > 0
     # A grader error is not cached: the next run tries again.
-    monkeypatch.setattr(batch, "grade", real)
+    monkeypatch.setattr(job, "grade", real)
     assert main(["batch", str(root), "--out", str(tmp_path / "out")]) == 0
     out, err = capsys.readouterr()
     assert "seed 9" in err  # the seed of the last run into --out
@@ -511,7 +512,7 @@ def test_the_command_names_the_offender(tmp_path: Path, capsys: pytest.CaptureFi
     assert "중단" in err and "bob: embed.py" in err and "mallory" in err
 
 
-STRONGEST = batch.strongest()
+STRONGEST = strongest()
 
 
 @pytest.mark.skipif(STRONGEST == "process", reason="nothing stronger than process mode here")
@@ -525,3 +526,20 @@ def test_by_default_a_submission_cannot_change_a_classmate(tmp_path: Path) -> No
     assert [t.read_bytes() for t in targets] == before
     assert result.isolation == STRONGEST and notes == []
     assert [r.total for r in result.rows] == [MAX_SCORE] * 3
+
+
+def test_the_fingerprint_covers_every_file_of_the_grader_the_labs_included(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import grader
+
+    package = tmp_path / "grader"
+    (package / "labs" / "one").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    lab_file = package / "labs" / "one" / "checks.py"
+    lab_file.write_text("POINTS = 1\n")
+    monkeypatch.setattr(grader, "__file__", str(package / "__init__.py"))
+    before = batch.grader_fingerprint()
+    assert batch.grader_fingerprint() == before
+    lab_file.write_text("POINTS = 2\n")
+    assert batch.grader_fingerprint() != before

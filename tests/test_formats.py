@@ -19,7 +19,7 @@ import pytest
 from grader import grade
 from grader.engine.cli import main, parser
 from grader.engine.formats import clean, gradescope_results, render_gradescope, render_junit
-from grader.engine.render import RENDERERS, render
+from grader.engine.outputs import FORMATS, render
 from grader.engine.results import CheckResult, Report, Status
 from grader.labs.embed.contract import MAX_SCORE
 
@@ -119,7 +119,7 @@ def validate_junit(xml: str) -> ET.Element:
 
 
 def test_formats_are_registered_and_offered() -> None:
-    assert {"text", "json", "junit", "gradescope"} <= set(RENDERERS)
+    assert {"text", "json", "junit", "gradescope"} <= set(FORMATS)
     fmt = next(a for a in parser()._actions if a.dest == "format")
     assert {"junit", "gradescope"} <= set(fmt.choices or ())
 

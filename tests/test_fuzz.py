@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from grader import grade
 from grader.engine import grading as engine
 from grader.engine import sandbox, wire
-from grader.engine.render import RENDERERS, render
+from grader.engine.outputs import FORMATS, render
 from grader.engine.sandbox import Call, Loaded, Outcome, Raised
 from grader.labs.embed.contract import NAMES
 
@@ -204,7 +204,7 @@ def test_grading_any_answers_is_never_a_grader_error(
     monkeypatch.setattr(engine, "Sandbox", Scripted)
     report = grade(ROOT / "embed.py", seed=3, check_reports=False)
     assert not report.grader_error
-    for fmt in RENDERERS:
+    for fmt in FORMATS:
         assert render(report, fmt, "en")
 
 
@@ -228,5 +228,5 @@ def test_a_child_sending_random_lines_never_makes_a_grader_error(seed: int, tmp_
     assert time.monotonic() - start < 60
     assert not report.grader_error, report.grader_error
     assert report.calls > 0 or any(c.id == "imports.load" and not c.ok for c in report.checks)
-    for fmt in RENDERERS:
+    for fmt in FORMATS:
         assert render(report, fmt, "en")

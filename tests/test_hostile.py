@@ -22,7 +22,7 @@ import pytest
 
 from grader import grade
 from grader.engine import safefs, sandbox
-from grader.engine.render import render
+from grader.engine.outputs import render
 from grader.engine.results import Report, Status
 from grader.engine.sandbox import processes
 from grader.labs.embed.contract import NAMES

@@ -13,7 +13,7 @@ import pytest
 
 from grader import grade
 from grader.engine.messages import text
-from grader.engine.render import render
+from grader.engine.outputs import render
 from grader.engine.results import Status
 from grader.labs.embed import contract
 

@@ -33,7 +33,7 @@ from grader.engine.messages import text
 from grader.labs.embed.contract import STEP_POINTS
 
 if TYPE_CHECKING:
-    from grader.engine.batch import Row
+    from grader.engine.batch.rows import Row
 
 PAGE = "report.html"
 # Examples of students shown for one mistake; the count covers them all.
@@ -208,7 +208,7 @@ def write_pages(
     write: Callable[[Path, str], None],
 ) -> Path:
     """Write ``feedback/ID.html`` for every row and ``report.html``; returns the page's path."""
-    from grader.engine.batch import GRADED
+    from grader.engine.batch.rows import GRADED
 
     def t(code: str, **params: Any) -> str:
         return text(code, lang, **params)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import signal
 import sys
 import traceback
@@ -20,7 +19,9 @@ from grader.engine import layout
 from grader.engine.grading import UsageError, grade
 from grader.engine.lab import LabError, find
 from grader.engine.messages import LANGUAGES, default_language, text
-from grader.engine.render import RENDERERS, render, render_lines
+from grader.engine.optioncheck import option_problem
+from grader.engine.outputs import FORMATS, render
+from grader.engine.render import render_lines
 from grader.engine.results import Report
 
 
@@ -38,7 +39,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, help="replay the inputs of an earlier run")
     p.add_argument(
-        "--format", default="text", choices=sorted(RENDERERS), help="output format (default: text)"
+        "--format", default="text", choices=sorted(FORMATS), help="output format (default: text)"
     )
     p.add_argument("--output", metavar="FILE", help="write the output to FILE")
     p.add_argument(
@@ -117,27 +118,6 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version="embed-grader %s" % __version__)
     return p
-
-
-def option_problem(
-    timeout: float, python: str | None, sandbox: str, lang: str, max_seconds: float | None = None
-) -> str:
-    """What is wrong with the options every grading shares ("" when nothing is)."""
-    if timeout <= 0:
-        return text("cli.timeout", lang)
-    if max_seconds is not None and not max_seconds > 0:
-        return text("cli.max_seconds", lang)
-    if python and not (os.path.isfile(python) or shutil.which(python)):
-        return text("cli.no_interpreter", lang, exe=python)
-    if sandbox in ("bwrap", "user"):
-        from grader.engine.sandbox import isolation_problem
-
-        problem = isolation_problem(sandbox, python)
-        if problem and sandbox == "bwrap":
-            return text("cli.bwrap", lang, problem=problem)
-        if problem:
-            return text("cli.sandbox", lang, isolation=sandbox, problem=problem)
-    return ""
 
 
 def _fail(message: str) -> int:

@@ -1,7 +1,7 @@
 """Formats for other systems: JUnit XML (CI test reports) and Gradescope's results.json.
 
-Both register themselves with ``grader.engine.render`` on import, so ``--format junit`` and
-``--format gradescope`` work wherever ``grader.engine.render`` is imported.
+``grader.engine.outputs`` offers both as ``--format junit`` and ``--format gradescope``
+and imports this module only when one of them is asked for.
 
 Messages can hold anything the student's code produced, so every string goes
 through ``clean`` first: characters that XML 1.0 does not allow (control
@@ -21,7 +21,7 @@ from typing import Any
 from grader.engine.contract import REPORT
 from grader.engine.lab import Lab, find
 from grader.engine.messages import text
-from grader.engine.render import register, render_text
+from grader.engine.render import render_text
 from grader.engine.results import CheckResult, Report, Status
 
 # Everything outside XML 1.0's Char production, plus the other C0/C1 controls
@@ -257,7 +257,3 @@ def _group_text(checks: Sequence[CheckResult], lang: str) -> str:
 
 def render_gradescope(report: Report, lang: str = "en") -> str:
     return json.dumps(gradescope_results(report, lang), indent=2, ensure_ascii=False) + "\n"
-
-
-register("junit", render_junit)
-register("gradescope", render_gradescope)

@@ -1,4 +1,4 @@
-"""Output formats.  Every renderer takes a Report and returns text."""
+"""The text and JSON reports (every format by name: ``grader.engine.outputs``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from grader.engine.lab import find
 from grader.engine.layout import cells, escape, wrap, wrap_command
 from grader.engine.messages import text
 from grader.engine.results import Report, Status
-
-Renderer = Callable[[Report, str], str]
 
 
 def step_pointer(step: int, lang: str, lab: str | None = None) -> str:
@@ -219,27 +217,3 @@ def _num(x: float) -> str:
 
 def render_json(report: Report, lang: str = "en") -> str:
     return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
-
-
-RENDERERS: dict[str, Renderer] = {"text": render_text, "json": render_json}
-
-
-def register(name: str, renderer: Renderer) -> None:
-    RENDERERS[name] = renderer
-
-
-def render(
-    report: Report,
-    fmt: str = "text",
-    lang: str = "en",
-    verbose: bool = False,
-    width: int | None = None,
-) -> str:
-    """``report`` in format ``fmt``; ``width`` wraps the text format."""
-    if fmt == "text":
-        return render_text(report, lang, verbose, width)
-    return RENDERERS[fmt](report, lang)
-
-
-# JUnit XML and Gradescope's results.json register themselves.
-from grader.engine import formats as _formats  # noqa: E402, F401

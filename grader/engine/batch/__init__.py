@@ -1,0 +1,84 @@
+"""Grading a class: ``embed-grader batch SUBMISSIONS_DIR --out DIR [options]``.
+
+Every submission is graded with one seed, printed and recorded, so that every
+student faces the same cases; ``--seed-per-student`` derives each submission's
+seed from the batch seed and the submission's id instead.  Submissions are graded
+in parallel (``--jobs``); each grading runs the student's module in its own child
+process, so a crash or a hang costs that submission its points and nothing more.
+
+The output folder gets ``gradebook.csv``, ``feedback/ID.txt``, ``feedback/ID.json`` and
+``feedback/ID.html``, ``summary.txt`` and ``summary.json`` (with the similar submissions
+flagged, see ``grader.engine.similar``), ``report.html`` (the class on one page, see
+``grader.engine.classpage``) and ``.cache.json``: a submission whose files,
+seed and options are unchanged, graded by the same grader, is not graded again
+(``--force`` regrades everything).
+
+What lives here, each module importing only those above it:
+
+- ``submissions``: finding the submissions in a folder, their ids, the files grading reads;
+- ``rows``: the batch's options, one row per submission, the gradebook;
+- ``summary``: the class at a glance (``summary.json`` and ``summary.txt``);
+- ``cache``: ``.cache.json`` and the fingerprint of the grader;
+- ``job``: grading one submission in a worker;
+- ``run``: the whole batch, in parallel, stopped when grading changes a watched file;
+- ``command``: the command line.
+
+These modules import the rest of the engine (never ``grader.engine.cli``) and, for
+now, this lab's constants from ``grader.labs.embed.contract``.
+"""
+
+from __future__ import annotations
+
+from grader.engine.batch.cache import CACHE_FILE, Cache, grader_fingerprint
+from grader.engine.batch.command import main, parser
+from grader.engine.batch.job import Graded, Job, grade_one
+from grader.engine.batch.rows import (
+    GRADED,
+    GRADER_ERROR,
+    STATUSES,
+    BatchOptions,
+    Row,
+    status_of,
+    write_atomic,
+    write_gradebook,
+)
+from grader.engine.batch.run import BatchResult, Tampered, run_batch
+from grader.engine.batch.submissions import (
+    MODULE_NAME,
+    Submission,
+    discover,
+    find_module,
+    student_seed,
+    watched_files,
+)
+from grader.engine.batch.summary import summarize, summary_text
+
+__all__ = [
+    "CACHE_FILE",
+    "GRADED",
+    "GRADER_ERROR",
+    "MODULE_NAME",
+    "STATUSES",
+    "BatchOptions",
+    "BatchResult",
+    "Cache",
+    "Graded",
+    "Job",
+    "Row",
+    "Submission",
+    "Tampered",
+    "discover",
+    "find_module",
+    "grade_one",
+    "grader_fingerprint",
+    "main",
+    "parser",
+    "run_batch",
+    "status_of",
+    "student_seed",
+    "summarize",
+    "summary_text",
+    "watched_files",
+    "write_atomic",
+    "write_gradebook",
+]

@@ -1,0 +1,99 @@
+"""Grading one submission of a batch, in a worker: its row and its feedback files."""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.engine import layout
+from grader.engine.batch.rows import GRADER_ERROR, Row, empty_row, num, row_of
+from grader.engine.batch.submissions import REFUSED, UNREADABLE, Submission
+from grader.engine.grading import UsageError, grade
+from grader.engine.messages import text
+from grader.engine.outputs import render
+
+
+@dataclass(frozen=True)
+class Job:
+    sub: Submission
+    seed: int
+    key: str
+    report_dir: Path  # an empty folder for single files
+    timeout: float
+    python: str | None
+    lang: str
+    isolation: str = "process"
+    within: Path | None = None  # the submissions folder: nothing is read through a link
+    max_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Graded:
+    row: Row
+    feedback_text: str
+    feedback_json: str
+
+
+def grade_one(job: Job) -> Graded:
+    """Grade one submission; never raises: a fault of the grader becomes the row's status."""
+    start = time.perf_counter()
+    sub = job.sub
+    assert sub.module is not None
+    try:
+        report = grade(
+            sub.module,
+            seed=job.seed,
+            report_dir=job.report_dir,
+            python=job.python,
+            timeout=job.timeout,
+            lang=job.lang,
+            isolation=job.isolation,
+            # The feedback is read in the student's own folder.
+            student_root=sub.source if sub.report_dir is not None else None,
+            single_file=sub.report_dir is None,
+            within=job.within,
+            max_seconds=job.max_seconds,
+        )
+        row = row_of(sub, report, time.perf_counter() - start)
+        feedback = render(report, "text", job.lang, width=layout.DEFAULT_WIDTH)
+        return Graded(row, feedback, render(report, "json", job.lang))
+    except UsageError as exc:
+        status = REFUSED if exc.code.startswith("submission.") else UNREADABLE
+        detail = text(exc.code, job.lang, **exc.params)
+        row = empty_row(sub, status, job.seed, detail, time.perf_counter() - start)
+    except Exception as exc:  # a fault of the grader, never of the student
+        detail = "%s: %s" % (type(exc).__name__, exc)
+        row = empty_row(sub, GRADER_ERROR, job.seed, detail, time.perf_counter() - start)
+        row.detail += "\n" + traceback.format_exc(limit=8)
+    return problem_feedback(row, job.lang)
+
+
+def problem_feedback(row: Row, lang: str) -> Graded:
+    """Feedback for a submission that has no grading report."""
+    lines = [
+        "embed-grader · %s · %s" % (row.id, text("render.seed", lang, seed=row.seed)),
+        "",
+        text("batch.not_graded", lang, status=row.status),
+        "",
+        row.detail,
+        "",
+        text("render.total", lang, score=num(row.total), max_score=num(row.max)),
+    ]
+    data = {
+        "id": row.id,
+        "seed": row.seed,
+        "score": row.total,
+        "max_score": row.max,
+        "passed": False,
+        "status": row.status,
+        "detail": row.detail,
+        "checks": [],
+    }
+    return Graded(
+        row,
+        "\n".join(lines).rstrip() + "\n",
+        json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+    )

@@ -1,0 +1,155 @@
+"""The options of a batch, its rows (one per submission) and the gradebook they make."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.engine.batch.submissions import MISSING, REFUSED, UNREADABLE, Submission
+from grader.engine.results import Report, Status
+from grader.labs.embed.contract import MAX_SCORE, STEP_POINTS
+
+GRADED = "graded"
+TIMEOUT = "timeout"
+CRASHED = "crashed"
+IMPORT_ERROR = "import error"
+GRADER_ERROR = "grader error"
+# Every status a row can have, the usual first.
+STATUSES = (GRADED, TIMEOUT, CRASHED, IMPORT_ERROR, MISSING, UNREADABLE, REFUSED, GRADER_ERROR)
+
+STEP_NUMBERS = tuple(sorted(STEP_POINTS))
+GRADEBOOK_FIELDS = (
+    ["id", "total", "max"]
+    + ["step%d" % s for s in STEP_NUMBERS]
+    + ["status", "seed", "seconds", "detail"]
+)
+FAILING = (Status.FAIL, Status.ERROR, Status.TIMEOUT)
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    seed: int
+    seed_per_student: bool = False
+    jobs: int = 0  # 0: one per core
+    force: bool = False
+    timeout: float = 3.0
+    python: str | None = None
+    lang: str = "en"
+    pool: str = "process"  # or "thread"
+    # The child's sandbox (see grader.engine.sandbox.CHOICES); auto: the strongest here.
+    isolation: str = "auto"
+    max_seconds: float | None = None  # each submission's time cap (None: 10 time limits)
+
+    def workers(self) -> int:
+        # One more than the cores: while a child waits out a time limit, the others
+        # keep every core busy.
+        return self.jobs if self.jobs > 0 else (os.cpu_count() or 1) + 1
+
+
+@dataclass
+class Row:
+    """One line of the gradebook, with what the summary needs."""
+
+    id: str
+    status: str
+    total: float
+    max: float
+    steps: dict[int, float]
+    seed: int
+    seconds: float
+    detail: str = ""
+    failing: list[list[str]] = field(default_factory=list)  # [check id, message code]
+
+    def csv(self) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "id": self.id,
+            "total": num(self.total),
+            "max": num(self.max),
+            "status": self.status,
+            "seed": self.seed,
+            "seconds": "%.2f" % self.seconds,
+            "detail": " ".join(self.detail.split())[:300],
+        }
+        for s in STEP_NUMBERS:
+            row["step%d" % s] = num(self.steps.get(s, 0.0))
+        return row
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["steps"] = {str(k): v for k, v in self.steps.items()}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Row:
+        values = dict(data)
+        values["steps"] = {int(k): float(v) for k, v in data["steps"].items()}
+        return cls(**values)
+
+
+def num(x: float) -> str:
+    return ("%.2f" % x).rstrip("0").rstrip(".")
+
+
+def status_of(report: Report) -> tuple[str, str]:
+    """The row status of a finished grading and a short reason."""
+    if report.grader_error:
+        return GRADER_ERROR, report.grader_error
+    load = next((c for c in report.checks if c.id == "imports.load"), None)
+    if load is not None and load.status is Status.ERROR:
+        if load.details.get("traceback"):
+            return IMPORT_ERROR, load.message
+        return CRASHED, load.message
+    for status, code in ((CRASHED, "crashed"), (TIMEOUT, "timeout"), (TIMEOUT, "budget_spent")):
+        hit = next((c for c in report.checks if c.code == code), None)
+        if hit is not None:
+            return status, "%s: %s" % (hit.id, hit.message)
+    return GRADED, ""
+
+
+def row_of(sub: Submission, report: Report, seconds: float) -> Row:
+    status, detail = status_of(report)
+    steps = {s: got for s, (got, _) in report.by_step().items()}
+    # Checks that could not run because a report file is unreadable follow from that
+    # file's own check: the class summary counts the cause once.
+    failing = [
+        [c.id, c.code]
+        for c in report.checks
+        if c.status in FAILING and not c.code.endswith(".not_read")
+    ]
+    return Row(
+        sub.id,
+        status,
+        report.score,
+        report.max_score or float(MAX_SCORE),
+        steps,
+        report.seed,
+        seconds,
+        detail,
+        failing,
+    )
+
+
+def empty_row(sub: Submission, status: str, seed: int, detail: str, seconds: float = 0.0) -> Row:
+    return Row(sub.id, status, 0.0, float(MAX_SCORE), {}, seed, seconds, detail)
+
+
+def write_gradebook(path: Path, rows: Sequence[Row]) -> None:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=GRADEBOOK_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row.csv())
+    write_atomic(path, buf.getvalue())
+
+
+def write_atomic(path: Path, data: str) -> None:
+    """Write atomically, so an interrupted batch never leaves half a file."""
+    tmp = path.with_name(".%s.tmp" % path.name)
+    tmp.write_text(data, encoding="utf-8", errors="backslashreplace")
+    os.replace(tmp, path)

@@ -1,0 +1,272 @@
+"""Running a batch: grading the submissions in parallel, watching for tampering, writing
+every output (see the package's docstring)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import multiprocessing
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import (
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    as_completed,
+)
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.engine import integrity, safefs
+from grader.engine.batch.cache import CACHE_FILE, Cache, cache_key, grader_fingerprint
+from grader.engine.batch.job import Graded, Job, grade_one, problem_feedback
+from grader.engine.batch.rows import (
+    GRADER_ERROR,
+    BatchOptions,
+    Row,
+    empty_row,
+    write_atomic,
+    write_gradebook,
+)
+from grader.engine.batch.submissions import (
+    UNREADABLE,
+    Submission,
+    discover,
+    files_hash,
+    os_error,
+    student_seed,
+    watched_files,
+)
+from grader.engine.batch.summary import summarize, summary_text
+from grader.engine.grading import UsageError
+from grader.engine.messages import text
+from grader.engine.sandbox import strongest, weaker_note
+from grader.engine.similar import class_similarity
+
+SIMILAR_CACHE = ".similar-cache.json"
+
+
+class Tampered(Exception):
+    """Grading changed the grader or a submission: the batch stopped."""
+
+
+@dataclass
+class BatchResult:
+    out: Path
+    seed: int
+    rows: list[Row]
+    graded: int  # graded in this run, the others came from the cache
+    cached: int
+    seconds: float
+    summary: dict[str, Any]
+    isolation: str = "process"
+
+    @property
+    def exit_status(self) -> int:
+        return 2 if any(r.status == GRADER_ERROR for r in self.rows) else 0
+
+
+Progress = Callable[[Row, int, int], None]
+
+
+def run_batch(
+    root: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    opts: BatchOptions,
+    *,
+    on_start: Callable[[int, int], None] | None = None,
+    on_row: Progress | None = None,
+    on_note: Callable[[str], None] | None = None,
+) -> BatchResult:
+    """Grade every submission in ``root`` into ``out``; see the package's docstring.
+
+    ``on_start(total, to_grade)`` is called once the submissions are known and
+    ``on_row(row, done, total)`` after each one, cached ones included;
+    ``on_note(message)`` once when the children are not isolated from the grader.
+    Raises ``Tampered`` when grading changed the grader or another submission.
+    """
+    start = time.perf_counter()
+    root, out = Path(root), Path(out)
+    if not root.is_dir():
+        raise UsageError("batch.no_folder", path=root)
+    isolation = opts.isolation
+    if isolation == "auto":
+        isolation = strongest(opts.python)
+    why = weaker_note(isolation)
+    if why and on_note is not None:
+        on_note(text("batch.weak", opts.lang, why=why))
+    subs = discover(root, skip=[out], lang=opts.lang)
+    feedback = out / "feedback"
+    feedback.mkdir(parents=True, exist_ok=True)
+    cache = Cache(out / CACHE_FILE)
+    cache.seed = opts.seed
+    integrity.load_grader()
+    fingerprint = grader_fingerprint()
+    # The state of everything grades depend on, before any submission runs.
+    watch = integrity.Watch()
+    watch.add_all(integrity.grader_files())
+    for sub in subs:
+        watch.add_all(watched_files(sub))
+    rows: dict[str, Row] = {}
+    jobs: list[Job] = []
+    done = 0
+
+    def finish(graded: Graded, key: str | None) -> None:
+        nonlocal done
+        row = graded.row
+        write_atomic(feedback / ("%s.txt" % row.id), graded.feedback_text)
+        write_atomic(feedback / ("%s.json" % row.id), graded.feedback_json)
+        rows[row.id] = row
+        if key is not None and row.status != GRADER_ERROR:
+            cache.put(row.id, key, row)
+        done += 1
+        if on_row is not None:
+            on_row(row, done, len(subs))
+
+    with _scratch("embed-grader-noreports-") as empty:
+        pending: list[tuple[Submission, int, str | None]] = []
+        for sub in subs:
+            seed = student_seed(opts.seed, sub.id) if opts.seed_per_student else opts.seed
+            if sub.problem:
+                pending.append((sub, seed, None))
+                continue
+            try:
+                content = files_hash(sub)
+            except OSError as exc:
+                sub = dataclasses.replace(
+                    sub, problem=UNREADABLE, detail=text("batch.unreadable", error=os_error(exc))
+                )
+                pending.append((sub, seed, None))
+                continue
+            key = cache_key(content, fingerprint, seed, opts)
+            hit = None if opts.force else cache.get(sub.id, key)
+            if hit is not None and _has_feedback(feedback, sub.id):
+                rows[sub.id] = hit
+                continue
+            report_dir = sub.report_dir if sub.report_dir is not None else Path(empty)
+            jobs.append(
+                Job(
+                    sub,
+                    seed,
+                    key,
+                    report_dir,
+                    opts.timeout,
+                    opts.python,
+                    opts.lang,
+                    isolation,
+                    root,
+                    opts.max_seconds,
+                )
+            )
+        cached = len(rows)
+        if on_start is not None:
+            on_start(len(subs), len(subs) - cached)
+        for row in list(rows.values()):
+            done += 1
+            if on_row is not None:
+                on_row(row, done, len(subs))
+        for sub, seed, _ in pending:
+            row = empty_row(sub, sub.problem, seed, sub.detail)
+            finish(problem_feedback(row, opts.lang), None)
+        with _executor(opts) as pool:
+            futures: dict[Future[Graded], Job] = {pool.submit(grade_one, j): j for j in jobs}
+            since_check: list[str] = []  # finished since the last check that found nothing
+            try:
+                for fut in as_completed(futures):
+                    job = futures[fut]
+                    since_check.append(job.sub.id)
+                    changed = watch.changed()
+                    if changed:
+                        # Nothing graded from now on is kept: the grader itself may have
+                        # been changed.  The suspects are those that ran since the last
+                        # check that found nothing.
+                        running = [futures[f].sub.id for f in futures if f.running()]
+                        suspects = list(dict.fromkeys(since_check + running))
+                        raise Tampered(
+                            text(
+                                "batch.tampered",
+                                opts.lang,
+                                files=", ".join(changed[:5])
+                                + (" (+%d)" % (len(changed) - 5) if len(changed) > 5 else ""),
+                                suspects=", ".join(suspects),
+                            )
+                        )
+                    since_check = []
+                    try:
+                        graded = fut.result()
+                    except Exception as exc:  # the worker itself died
+                        detail = "%s: %s" % (type(exc).__name__, exc)
+                        graded = problem_feedback(
+                            empty_row(job.sub, GRADER_ERROR, job.seed, detail), opts.lang
+                        )
+                    finish(graded, job.key)
+                    cache.save_soon()
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+            finally:
+                cache.keep(set(s.id for s in subs) | set(rows))
+                cache.save()
+    ordered = [rows[s.id] for s in subs if s.id in rows]
+    _remove_stale(feedback, {s.id for s in subs})
+    seconds = time.perf_counter() - start
+    summary = summarize(ordered, opts, seconds)
+    summary["sandbox"] = isolation
+    # Advisory: flags of alike submissions never change a row.
+    summary["similar"] = class_similarity(
+        ((s.id, s.module) for s in subs if s.module is not None), cache=out / SIMILAR_CACHE
+    )
+    write_gradebook(out / "gradebook.csv", ordered)
+    write_atomic(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    write_atomic(out / "summary.txt", summary_text(summary, opts.lang))
+    from grader.engine.classpage import write_pages  # Jinja2 and pygal: not in the workers
+
+    write_pages(out, ordered, summary, opts.lang, write_atomic)
+    return BatchResult(out, opts.seed, ordered, len(jobs), cached, seconds, summary, isolation)
+
+
+def _has_feedback(folder: Path, ident: str) -> bool:
+    return all((folder / ("%s.%s" % (ident, ext))).is_file() for ext in ("txt", "json"))
+
+
+def _remove_stale(folder: Path, current: set[str]) -> None:
+    """Feedback files of submissions that are gone would be misleading."""
+    for path in folder.glob("*"):
+        if path.suffix in (".txt", ".json", ".html") and path.stem not in current:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+
+
+@contextmanager
+def _scratch(prefix: str) -> Iterator[str]:
+    """A temporary folder that student code may have written in: its removal never
+    follows a link and never recurses (see grader/engine/safefs.py)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield path
+    finally:
+        safefs.remove_tree(path)
+
+
+@contextmanager
+def _executor(opts: BatchOptions) -> Iterator[Executor]:
+    pool: Executor
+    if opts.pool == "process":
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
+        pool = ProcessPoolExecutor(
+            max_workers=opts.workers(), mp_context=multiprocessing.get_context(method)
+        )
+    else:
+        pool = ThreadPoolExecutor(max_workers=opts.workers(), thread_name_prefix="grade")
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,177 @@
+"""The submissions of a class: found in a folder, given ids, their files hashed.
+
+A submission is a folder holding ``embed.py`` (its report files beside it; an
+``embed.py`` further down the folder is found too when it is the only one at its
+depth) or a single ``NAME.py`` file (no report files: their checks fail).  Names
+starting with ``.`` or ``_`` are ignored, and so is the output folder.  Nothing is
+found through a symbolic link.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.engine import safefs
+from grader.engine.messages import text
+from grader.engine.sandbox import MAX_MODULE
+from grader.labs.embed.contract import REPORT_JSON, REPORT_MD
+
+MODULE_NAME = "embed.py"
+# How deep inside a submission's folder embed.py is looked for.
+SEARCH_DEPTH = 3
+# Why a submission cannot be graded (these are also the statuses of its row).
+MISSING = "missing"
+UNREADABLE = "unreadable"
+REFUSED = "refused"  # a symbolic link (or not a regular file) where the module should be
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One student's work: the module to grade and where its report files are."""
+
+    id: str
+    source: Path  # the folder or the file as found in the submissions folder
+    module: Path | None  # None when there is nothing to grade
+    report_dir: Path | None  # None for a single file: no report files
+    problem: str = ""  # MISSING or UNREADABLE when it cannot be graded
+    detail: str = ""
+
+
+def discover(root: Path, skip: Sequence[Path] = (), lang: str = "en") -> list[Submission]:
+    """The submissions in ``root``, sorted by id, with unique ids.
+
+    Nothing is found through a symbolic link: an entry of ``root`` that is a link,
+    or an ``embed.py`` that is one, is refused (status ``refused``), and folders
+    that are links are not searched.
+    """
+    skipped = {p.resolve() for p in skip}
+    found: list[Submission] = []
+    taken: set[str] = set()
+    for entry in sorted(root.iterdir(), key=lambda p: p.name):
+        if entry.name.startswith((".", "_")) or entry.resolve() in skipped:
+            continue
+        if entry.is_symlink():
+            if entry.suffix == ".py" or entry.is_dir():
+                ident = _unique(_ident(entry.stem if entry.suffix == ".py" else entry.name), taken)
+                detail = text("submission.link", lang, path=entry.name)
+                found.append(Submission(ident, entry, None, None, REFUSED, detail))
+            continue
+        if entry.is_dir():
+            ident = _unique(_ident(entry.name), taken)
+            module = find_module(entry)
+            if module is None:
+                found.append(
+                    Submission(ident, entry, None, None, MISSING, _missing_detail(entry, lang))
+                )
+            elif module.is_symlink():
+                detail = text("submission.link", lang, path=module.relative_to(root))
+                found.append(Submission(ident, entry, None, None, REFUSED, detail))
+            else:
+                found.append(Submission(ident, entry, module, module.parent))
+        elif entry.suffix == ".py":
+            ident = _unique(_ident(entry.stem), taken)
+            found.append(Submission(ident, entry, entry, None))
+    return found
+
+
+def _exists(path: Path) -> bool:
+    """A file or a link (never followed) named ``path``."""
+    return path.is_symlink() or path.is_file()
+
+
+def find_module(folder: Path) -> Path | None:
+    """``folder/embed.py``, else the only ``embed.py`` at the shallowest depth below it.
+
+    Folders that are symbolic links are not searched; an ``embed.py`` that is a link
+    is returned (to be refused)."""
+    if _exists(folder / MODULE_NAME):
+        return folder / MODULE_NAME
+    level = [folder]
+    for _ in range(SEARCH_DEPTH):
+        below = []
+        for d in level:
+            try:
+                below += sorted(
+                    p
+                    for p in d.iterdir()
+                    if p.is_dir() and not p.is_symlink() and not p.name.startswith((".", "_"))
+                )
+            except OSError:
+                continue
+        hits = [d / MODULE_NAME for d in below if _exists(d / MODULE_NAME)]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            return None  # several: which one is meant is not ours to guess
+        level = below
+    return None
+
+
+def _missing_detail(folder: Path, lang: str = "en") -> str:
+    try:
+        others = sorted(p.name for p in folder.iterdir() if p.suffix == ".py")
+    except OSError as exc:
+        return text("batch.unreadable", lang, error=os_error(exc))
+    return text("batch.missing", lang, found=", ".join(others[:5]) or "-")
+
+
+def _ident(name: str) -> str:
+    """A name that is safe as a file name and as a CSV cell."""
+    ident = re.sub(r"[^\w.@+-]+", "_", name).strip("._")
+    return ident[:100] or "submission"
+
+
+def _unique(ident: str, taken: set[str]) -> str:
+    candidate, n = ident, 1
+    while candidate.lower() in taken:
+        n += 1
+        candidate = "%s-%d" % (ident, n)
+    taken.add(candidate.lower())
+    return candidate
+
+
+def os_error(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+def files_hash(sub: Submission) -> str:
+    """A hash of every file that grading reads: the module and the report files.
+
+    Raises OSError when the module cannot be read.
+    """
+    h = hashlib.sha256()
+    assert sub.module is not None
+    h.update(b"module\0" + _read(sub.module) + b"\0")
+    if sub.report_dir is not None:
+        for name in (REPORT_JSON, REPORT_MD):
+            try:
+                data = _read(sub.report_dir / name)
+            except OSError:
+                data = b"\0absent"
+            h.update(name.encode() + b"\0" + data + b"\0")
+    return h.hexdigest()
+
+
+def _read(path: Path) -> bytes:
+    """A regular file's bytes, never through a link (OSError otherwise)."""
+    return safefs.read_regular(str(path), MAX_MODULE + 1).data
+
+
+def watched_files(sub: Submission) -> list[tuple[Path, str]]:
+    """The files of a submission that grading reads, each with a label."""
+    if sub.module is None:
+        return []
+    files = [(sub.module, "%s: %s" % (sub.id, sub.module.name))]
+    if sub.report_dir is not None:
+        files += [(sub.report_dir / n, "%s: %s" % (sub.id, n)) for n in (REPORT_JSON, REPORT_MD)]
+    return files
+
+
+def student_seed(batch_seed: int, ident: str) -> int:
+    """The seed of one submission under ``--seed-per-student``: fixed by the batch seed and id."""
+    digest = hashlib.sha256(("%d:%s" % (batch_seed, ident)).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % (10**9 - 1) + 1

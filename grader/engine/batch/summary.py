@@ -1,0 +1,163 @@
+"""The class at a glance: ``summary.json`` (counts, scores, steps, failing checks) and its text."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from grader import __version__
+from grader.engine import layout
+from grader.engine.batch.rows import (
+    GRADER_ERROR,
+    STATUSES,
+    STEP_NUMBERS,
+    BatchOptions,
+    Row,
+    num,
+)
+from grader.engine.messages import kind, text
+from grader.labs.embed.contract import MAX_SCORE, STEP_POINTS
+
+# Totals are put in bins of ten points; full marks have a bin of their own.
+BINS = tuple((lo, lo + 10) for lo in range(0, MAX_SCORE, 10))
+
+
+def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[str, Any]:
+    """The class at a glance.  Rows with a grader error count in ``statuses`` only."""
+    scored = [r for r in rows if r.status != GRADER_ERROR]
+    totals = [r.total for r in scored]
+    statuses = Counter(r.status for r in rows)
+    bins: list[dict[str, Any]] = []
+    for lo, hi in BINS:
+        n = sum(1 for t in totals if lo <= t < hi)
+        bins.append({"from": lo, "below": hi, "count": n})
+    bins.append(
+        {"from": MAX_SCORE, "below": None, "count": sum(1 for t in totals if t >= MAX_SCORE)}
+    )
+    steps = {
+        str(s): {
+            "title": text("step.%d" % s, opts.lang),
+            "mean": round(statistics.fmean([r.steps.get(s, 0.0) for r in scored]), 2)
+            if scored
+            else 0.0,
+            "max": STEP_POINTS[s],
+        }
+        for s in STEP_NUMBERS
+    }
+    students: Counter[str] = Counter()
+    codes: dict[str, Counter[str]] = {}
+    for r in scored:
+        for check_id, code in {(c[0], c[1]) for c in r.failing}:
+            students[check_id] += 1
+            codes.setdefault(check_id, Counter())[code or "-"] += 1
+    failing = [
+        {
+            "check": check_id,
+            "students": n,
+            "share": round(n / len(scored), 3),
+            "codes": dict(codes[check_id].most_common()),
+            "mistakes": _in_words(codes[check_id], opts.lang),
+        }
+        for check_id, n in sorted(students.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+    return {
+        "grader_version": __version__,
+        "seed": opts.seed,
+        "seed_per_student": opts.seed_per_student,
+        "count": len(rows),
+        "scored": len(scored),
+        "statuses": {s: statuses[s] for s in STATUSES if statuses[s]},
+        "max_score": MAX_SCORE,
+        "mean": round(statistics.fmean(totals), 2) if totals else None,
+        "median": round(statistics.median(totals), 2) if totals else None,
+        "lowest": min(totals) if totals else None,
+        "highest": max(totals) if totals else None,
+        "full_marks": sum(1 for t in totals if t >= MAX_SCORE),
+        "distribution": bins,
+        "steps": steps,
+        "failing_checks": failing,
+        "seconds": round(seconds, 2),
+    }
+
+
+def _in_words(codes: Counter[str], lang: str) -> dict[str, int]:
+    """Failure codes as the kinds of mistake they stand for, most frequent first."""
+    words: Counter[str] = Counter()
+    for code, n in codes.items():
+        words[kind(code, lang)] += n
+    return dict(words.most_common())
+
+
+TOP_FAILING = 15
+BAR = 40
+
+
+def summary_text(
+    summary: dict[str, Any], lang: str = "en", width: int = layout.DEFAULT_WIDTH
+) -> str:
+    """The class summary as text, no line wider than ``width`` columns."""
+    lines = _summary_lines(summary, lang, width)
+    fitted = [piece for line in lines for piece in layout.wrap(line, width, " " * 8)]
+    return "\n".join(fitted) + "\n"
+
+
+def _summary_lines(summary: dict[str, Any], lang: str, width: int) -> list[str]:
+    def t(code: str, **params: Any) -> str:
+        return text(code, lang, **params)
+
+    count = summary["count"]
+    lines = [t("batch.title", count=count)]
+    if summary["seed_per_student"]:
+        lines.append(t("batch.seed_per_student", seed=summary["seed"]))
+    else:
+        lines.append(t("batch.seed", seed=summary["seed"]))
+    statuses = ", ".join(
+        "%s %d" % (t("batch.status." + s.replace(" ", "_")), n)
+        for s, n in summary["statuses"].items()
+    )
+    lines.append(t("batch.statuses", statuses=statuses or "-"))
+    if summary["mean"] is None:
+        return lines
+    lines.append(
+        t(
+            "batch.scores",
+            mean=num(summary["mean"]),
+            median=num(summary["median"]),
+            lowest=num(summary["lowest"]),
+            highest=num(summary["highest"]),
+            max_score=summary["max_score"],
+            full=summary["full_marks"],
+        )
+    )
+    lines += ["", t("batch.distribution")]
+    most = max(b["count"] for b in summary["distribution"]) or 1
+    for b in summary["distribution"]:
+        label = (
+            "%3d-%-3d" % (b["from"], b["below"] - 1)
+            if b["below"] is not None
+            else "%3d    " % b["from"]
+        )
+        bar = "█" * round(BAR * b["count"] / most)
+        lines.append("  %s %4d %s" % (label, b["count"], bar))
+    lines += ["", t("batch.steps")]
+    for step, s in summary["steps"].items():
+        title = t("render.step", step=step, title=s["title"])
+        lines.append("  %-46s %6.2f / %6.2f" % (title, s["mean"], s["max"]))
+    lines.append("")
+    failing = summary["failing_checks"]
+    if not failing:
+        lines.append(t("batch.none_failing"))
+    else:
+        lines.append(t("batch.failing", scored=summary["scored"]))
+        for f in failing[:TOP_FAILING]:
+            mistakes = f.get("mistakes") or _in_words(Counter(f["codes"]), lang)
+            codes = "; ".join("%s %d" % kv for kv in mistakes.items())
+            row = "  %4d  %-36s %s" % (f["students"], f["check"], codes)
+            if layout.cells(row) > width:  # the kinds of mistake go below, indented
+                row = "  %4d  %s\n        %s" % (f["students"], f["check"], codes)
+            lines += row.split("\n")
+        if len(failing) > TOP_FAILING:
+            lines.append("  " + t("batch.more_failing", n=len(failing) - TOP_FAILING))
+    return lines

@@ -1,0 +1,33 @@
+"""Every output format by name: ``text`` and ``json`` from ``grader.engine.render``,
+``junit`` and ``gradescope`` from ``grader.engine.formats``, imported only when one of
+them is asked for.  Both modules are imported from here, never the other way round."""
+
+from __future__ import annotations
+
+from grader.engine.render import render_json, render_text
+from grader.engine.results import Report
+
+FORMATS = ("text", "json", "junit", "gradescope")
+
+
+def render(
+    report: Report,
+    fmt: str = "text",
+    lang: str = "en",
+    verbose: bool = False,
+    width: int | None = None,
+) -> str:
+    """``report`` in format ``fmt``; ``width`` wraps the text format."""
+    if fmt == "text":
+        return render_text(report, lang, verbose, width)
+    if fmt == "json":
+        return render_json(report, lang)
+    if fmt == "junit":
+        from grader.engine.formats import render_junit
+
+        return render_junit(report, lang)
+    if fmt == "gradescope":
+        from grader.engine.formats import render_gradescope
+
+        return render_gradescope(report, lang)
+    raise KeyError(fmt)
