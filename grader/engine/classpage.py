@@ -30,7 +30,6 @@ from pygal.style import Style
 
 from grader import __version__
 from grader.engine.messages import text
-from grader.labs.embed.contract import STEP_POINTS
 
 if TYPE_CHECKING:
     from grader.engine.batch.rows import Row
@@ -108,7 +107,7 @@ def histogram(distribution: Sequence[dict[str, Any]], t: Callable[..., str]) -> 
     return _svg(chart, t("page.distribution"))
 
 
-def step_chart(rows: Sequence[Row], t: Callable[..., str]) -> str:
+def step_chart(rows: Sequence[Row], t: Callable[..., str], points: dict[int, float]) -> str:
     """Per step, how many students got all, some or none of its points."""
     chart = pygal.StackedBar(
         legend_at_bottom=True,
@@ -117,12 +116,12 @@ def step_chart(rows: Sequence[Row], t: Callable[..., str]) -> str:
         print_values=False,
         **_chart_options(),
     )
-    steps = sorted(STEP_POINTS)
+    steps = sorted(points)
     chart.x_labels = [str(s) for s in steps]
     full, some, none = [], [], []
     for s in steps:
         got = [r.steps.get(s, 0.0) for r in rows]
-        full.append(sum(1 for g in got if g >= STEP_POINTS[s] - 1e-9))
+        full.append(sum(1 for g in got if g >= points[s] - 1e-9))
         none.append(sum(1 for g in got if g <= 0))
         some.append(len(got) - full[-1] - none[-1])
     chart.add(t("page.full"), full)
@@ -227,6 +226,8 @@ def write_pages(
         page = student.render(t=t, lang=lang, row=r, steps=steps, plain=plain)
         write(folder / ("%s.html" % r.id), page)
     scored = [r for r in rows if r.status != "grader error"]
+    # Each step's points, as the summary has them from the lab.
+    points = {int(s): float(v["max"]) for s, v in summary["steps"].items()}
     script, script_hash = _script()
     similar = summary.get("similar") or {}
     flags: dict[str, list[str]] = {}
@@ -242,15 +243,15 @@ def write_pages(
         summary=summary,
         statuses=", ".join("%s %d" % kv for kv in summary["statuses"].items()) or "-",
         rows=rows,
-        steps=sorted(STEP_POINTS),
-        step_points=STEP_POINTS,
+        steps=sorted(points),
+        step_points=points,
         problems=[r for r in rows if r.status != GRADED],
         mistakes=mistakes(feedback)[:TOP_MISTAKES],
         examples=EXAMPLES,
         similar=similar,
         flags=flags,
         histogram=Markup(histogram(summary["distribution"], t)),
-        step_chart=Markup(step_chart(scored, t)),
+        step_chart=Markup(step_chart(scored, t, points)),
         script=Markup(script),
         script_hash=script_hash,
     )

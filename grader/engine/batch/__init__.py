@@ -44,7 +44,6 @@ from grader.engine.batch.rows import (
 )
 from grader.engine.batch.run import BatchResult, Tampered, run_batch
 from grader.engine.batch.submissions import (
-    MODULE_NAME,
     Submission,
     discover,
     find_module,
@@ -57,7 +56,6 @@ __all__ = [
     "CACHE_FILE",
     "GRADED",
     "GRADER_ERROR",
-    "MODULE_NAME",
     "STATUSES",
     "BatchOptions",
     "BatchResult",

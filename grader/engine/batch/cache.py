@@ -85,5 +85,6 @@ def cache_key(content: str, fingerprint: str, seed: int, opts: BatchOptions) -> 
         "max_seconds": opts.max_seconds,
         "python": opts.python,
         "lang": opts.lang,
+        "lab": opts.lab,
     }
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()

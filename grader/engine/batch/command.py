@@ -20,6 +20,7 @@ from grader.engine.batch.run import BatchResult, Tampered, run_batch
 from grader.engine.batch.submissions import os_error
 from grader.engine.batch.summary import summary_text
 from grader.engine.grading import UsageError, new_seed
+from grader.engine.lab import LabError, find
 from grader.engine.messages import LANGUAGES, default_language, text
 from grader.engine.optioncheck import option_problem
 from grader.engine.sandbox import CHOICES
@@ -57,6 +58,12 @@ def parser() -> argparse.ArgumentParser:
         default=3.0,
         metavar="SECONDS",
         help="time limit of one call (default: 3)",
+    )
+    p.add_argument(
+        "--lab",
+        metavar="NAME|DIR",
+        help="the lab to grade against: a lab of grader/labs by name, or a lab's folder "
+        "(default: embed)",
     )
     p.add_argument(
         "--max-seconds",
@@ -99,6 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem = option_problem(args.timeout, args.python, args.sandbox, lang, args.max_seconds)
     if problem:
         return _fail(problem)
+    try:
+        lab = find(args.lab)
+    except LabError as exc:
+        return _fail(text("cli.no_lab", lang, lab=args.lab, problem=str(exc)))
     per_student = args.seed_per_student
     seed = args.seed
     if seed is None:
@@ -116,6 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pool=args.pool,
         isolation=args.sandbox,
         max_seconds=args.max_seconds,
+        lab=lab.spec,
     )
     err = sys.stderr
     seed_line = text("batch.seed_per_student" if per_student else "batch.seed", lang, seed=seed)

@@ -12,6 +12,7 @@ from grader.engine import layout
 from grader.engine.batch.rows import GRADER_ERROR, Row, empty_row, num, row_of
 from grader.engine.batch.submissions import REFUSED, UNREADABLE, Submission
 from grader.engine.grading import UsageError, grade
+from grader.engine.lab import find
 from grader.engine.messages import text
 from grader.engine.outputs import render
 
@@ -28,6 +29,7 @@ class Job:
     isolation: str = "process"
     within: Path | None = None  # the submissions folder: nothing is read through a link
     max_seconds: float | None = None
+    lab: str | None = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ def grade_one(job: Job) -> Graded:
             single_file=sub.report_dir is None,
             within=job.within,
             max_seconds=job.max_seconds,
+            lab=job.lab,
         )
         row = row_of(sub, report, time.perf_counter() - start)
         feedback = render(report, "text", job.lang, width=layout.DEFAULT_WIDTH)
@@ -63,10 +66,12 @@ def grade_one(job: Job) -> Graded:
     except UsageError as exc:
         status = REFUSED if exc.code.startswith("submission.") else UNREADABLE
         detail = text(exc.code, job.lang, **exc.params)
-        row = empty_row(sub, status, job.seed, detail, time.perf_counter() - start)
+        row = empty_row(sub, status, job.seed, detail, find(job.lab), time.perf_counter() - start)
     except Exception as exc:  # a fault of the grader, never of the student
         detail = "%s: %s" % (type(exc).__name__, exc)
-        row = empty_row(sub, GRADER_ERROR, job.seed, detail, time.perf_counter() - start)
+        row = empty_row(
+            sub, GRADER_ERROR, job.seed, detail, find(job.lab), time.perf_counter() - start
+        )
         row.detail += "\n" + traceback.format_exc(limit=8)
     return problem_feedback(row, job.lang)
 

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from grader.engine.batch.submissions import MISSING, REFUSED, UNREADABLE, Submission
+from grader.engine.lab import DEFAULT as DEFAULT_LAB
+from grader.engine.lab import Lab, find
 from grader.engine.results import Report, Status
-from grader.labs.embed.contract import MAX_SCORE, STEP_POINTS
 
 GRADED = "graded"
 TIMEOUT = "timeout"
@@ -23,12 +24,16 @@ GRADER_ERROR = "grader error"
 # Every status a row can have, the usual first.
 STATUSES = (GRADED, TIMEOUT, CRASHED, IMPORT_ERROR, MISSING, UNREADABLE, REFUSED, GRADER_ERROR)
 
-STEP_NUMBERS = tuple(sorted(STEP_POINTS))
-GRADEBOOK_FIELDS = (
-    ["id", "total", "max"]
-    + ["step%d" % s for s in STEP_NUMBERS]
-    + ["status", "seed", "seconds", "detail"]
-)
+
+def gradebook_fields(lab: Lab) -> list[str]:
+    """The gradebook's columns: one per step of the lab between the totals and the rest."""
+    return (
+        ["id", "total", "max"]
+        + ["step%d" % s for s in sorted(lab.steps)]
+        + ["status", "seed", "seconds", "detail"]
+    )
+
+
 FAILING = (Status.FAIL, Status.ERROR, Status.TIMEOUT)
 
 
@@ -45,6 +50,7 @@ class BatchOptions:
     # The child's sandbox (see grader.engine.sandbox.CHOICES); auto: the strongest here.
     isolation: str = "auto"
     max_seconds: float | None = None  # each submission's time cap (None: 10 time limits)
+    lab: str = DEFAULT_LAB  # the lab graded against: a name under grader/labs, or a folder
 
     def workers(self) -> int:
         # One more than the cores: while a child waits out a time limit, the others
@@ -66,7 +72,7 @@ class Row:
     detail: str = ""
     failing: list[list[str]] = field(default_factory=list)  # [check id, message code]
 
-    def csv(self) -> dict[str, Any]:
+    def csv(self, steps: Sequence[int]) -> dict[str, Any]:
         row: dict[str, Any] = {
             "id": self.id,
             "total": num(self.total),
@@ -76,7 +82,7 @@ class Row:
             "seconds": "%.2f" % self.seconds,
             "detail": " ".join(self.detail.split())[:300],
         }
-        for s in STEP_NUMBERS:
+        for s in steps:
             row["step%d" % s] = num(self.steps.get(s, 0.0))
         return row
 
@@ -126,7 +132,7 @@ def row_of(sub: Submission, report: Report, seconds: float) -> Row:
         sub.id,
         status,
         report.score,
-        report.max_score or float(MAX_SCORE),
+        report.max_score or float(find(report.meta.get("lab")).max_score),
         steps,
         report.seed,
         seconds,
@@ -135,16 +141,19 @@ def row_of(sub: Submission, report: Report, seconds: float) -> Row:
     )
 
 
-def empty_row(sub: Submission, status: str, seed: int, detail: str, seconds: float = 0.0) -> Row:
-    return Row(sub.id, status, 0.0, float(MAX_SCORE), {}, seed, seconds, detail)
+def empty_row(
+    sub: Submission, status: str, seed: int, detail: str, lab: Lab, seconds: float = 0.0
+) -> Row:
+    return Row(sub.id, status, 0.0, float(lab.max_score), {}, seed, seconds, detail)
 
 
-def write_gradebook(path: Path, rows: Sequence[Row]) -> None:
+def write_gradebook(path: Path, rows: Sequence[Row], lab: Lab) -> None:
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=GRADEBOOK_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=gradebook_fields(lab), lineterminator="\n")
     writer.writeheader()
+    steps = sorted(lab.steps)
     for row in rows:
-        writer.writerow(row.csv())
+        writer.writerow(row.csv(steps))
     write_atomic(path, buf.getvalue())
 
 

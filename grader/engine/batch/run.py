@@ -44,6 +44,7 @@ from grader.engine.batch.submissions import (
 )
 from grader.engine.batch.summary import summarize, summary_text
 from grader.engine.grading import UsageError
+from grader.engine.lab import find
 from grader.engine.messages import text
 from grader.engine.sandbox import strongest, weaker_note
 from grader.engine.similar import class_similarity
@@ -100,7 +101,8 @@ def run_batch(
     why = weaker_note(isolation)
     if why and on_note is not None:
         on_note(text("batch.weak", opts.lang, why=why))
-    subs = discover(root, skip=[out], lang=opts.lang)
+    lab = find(opts.lab)
+    subs = discover(root, skip=[out], lang=opts.lang, lab=lab)
     feedback = out / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)
     cache = Cache(out / CACHE_FILE)
@@ -161,6 +163,7 @@ def run_batch(
                     isolation,
                     root,
                     opts.max_seconds,
+                    lab.spec,
                 )
             )
         cached = len(rows)
@@ -171,7 +174,7 @@ def run_batch(
             if on_row is not None:
                 on_row(row, done, len(subs))
         for sub, seed, _ in pending:
-            row = empty_row(sub, sub.problem, seed, sub.detail)
+            row = empty_row(sub, sub.problem, seed, sub.detail, lab)
             finish(problem_feedback(row, opts.lang), None)
         with _executor(opts) as pool:
             futures: dict[Future[Graded], Job] = {pool.submit(grade_one, j): j for j in jobs}
@@ -202,7 +205,7 @@ def run_batch(
                     except Exception as exc:  # the worker itself died
                         detail = "%s: %s" % (type(exc).__name__, exc)
                         graded = problem_feedback(
-                            empty_row(job.sub, GRADER_ERROR, job.seed, detail), opts.lang
+                            empty_row(job.sub, GRADER_ERROR, job.seed, detail, lab), opts.lang
                         )
                     finish(graded, job.key)
                     cache.save_soon()
@@ -220,9 +223,11 @@ def run_batch(
     summary["sandbox"] = isolation
     # Advisory: flags of alike submissions never change a row.
     summary["similar"] = class_similarity(
-        ((s.id, s.module) for s in subs if s.module is not None), cache=out / SIMILAR_CACHE
+        ((s.id, s.module) for s in subs if s.module is not None),
+        cache=out / SIMILAR_CACHE,
+        lab=lab.spec,
     )
-    write_gradebook(out / "gradebook.csv", ordered)
+    write_gradebook(out / "gradebook.csv", ordered, lab)
     write_atomic(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     write_atomic(out / "summary.txt", summary_text(summary, opts.lang))
     from grader.engine.classpage import write_pages  # Jinja2 and pygal: not in the workers

@@ -1,8 +1,8 @@
 """The submissions of a class: found in a folder, given ids, their files hashed.
 
-A submission is a folder holding ``embed.py`` (its report files beside it; an
-``embed.py`` further down the folder is found too when it is the only one at its
-depth) or a single ``NAME.py`` file (no report files: their checks fail).  Names
+A submission is a folder holding the lab's module, ``embed.py`` say (its report
+files beside it; a module further down the folder is found too when it is the only
+one at its depth) or a single ``NAME.py`` file (no report files: their checks fail).  Names
 starting with ``.`` or ``_`` are ignored, and so is the output folder.  Nothing is
 found through a symbolic link.
 """
@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.engine import safefs
+from grader.engine.lab import Lab, find
 from grader.engine.messages import text
 from grader.engine.sandbox import MAX_MODULE
-from grader.labs.embed.contract import REPORT_JSON, REPORT_MD
 
-MODULE_NAME = "embed.py"
-# How deep inside a submission's folder embed.py is looked for.
+# How deep inside a submission's folder the module is looked for.
 SEARCH_DEPTH = 3
 # Why a submission cannot be graded (these are also the statuses of its row).
 MISSING = "missing"
@@ -39,15 +38,20 @@ class Submission:
     report_dir: Path | None  # None for a single file: no report files
     problem: str = ""  # MISSING or UNREADABLE when it cannot be graded
     detail: str = ""
+    report_files: tuple[str, ...] = ()  # the lab's report files, read beside the module
 
 
-def discover(root: Path, skip: Sequence[Path] = (), lang: str = "en") -> list[Submission]:
-    """The submissions in ``root``, sorted by id, with unique ids.
+def discover(
+    root: Path, skip: Sequence[Path] = (), lang: str = "en", lab: Lab | None = None
+) -> list[Submission]:
+    """The submissions in ``root`` for ``lab`` (default: the default lab), sorted by id,
+    with unique ids.
 
     Nothing is found through a symbolic link: an entry of ``root`` that is a link,
     or an ``embed.py`` that is one, is refused (status ``refused``), and folders
     that are links are not searched.
     """
+    lab = lab or find()
     skipped = {p.resolve() for p in skip}
     found: list[Submission] = []
     taken: set[str] = set()
@@ -62,7 +66,7 @@ def discover(root: Path, skip: Sequence[Path] = (), lang: str = "en") -> list[Su
             continue
         if entry.is_dir():
             ident = _unique(_ident(entry.name), taken)
-            module = find_module(entry)
+            module = find_module(entry, lab.module_file)
             if module is None:
                 found.append(
                     Submission(ident, entry, None, None, MISSING, _missing_detail(entry, lang))
@@ -71,7 +75,9 @@ def discover(root: Path, skip: Sequence[Path] = (), lang: str = "en") -> list[Su
                 detail = text("submission.link", lang, path=module.relative_to(root))
                 found.append(Submission(ident, entry, None, None, REFUSED, detail))
             else:
-                found.append(Submission(ident, entry, module, module.parent))
+                found.append(
+                    Submission(ident, entry, module, module.parent, report_files=lab.report_files)
+                )
         elif entry.suffix == ".py":
             ident = _unique(_ident(entry.stem), taken)
             found.append(Submission(ident, entry, entry, None))
@@ -83,13 +89,13 @@ def _exists(path: Path) -> bool:
     return path.is_symlink() or path.is_file()
 
 
-def find_module(folder: Path) -> Path | None:
-    """``folder/embed.py``, else the only ``embed.py`` at the shallowest depth below it.
+def find_module(folder: Path, name: str) -> Path | None:
+    """``folder/NAME``, else the only ``NAME`` at the shallowest depth below it.
 
-    Folders that are symbolic links are not searched; an ``embed.py`` that is a link
-    is returned (to be refused)."""
-    if _exists(folder / MODULE_NAME):
-        return folder / MODULE_NAME
+    Folders that are symbolic links are not searched; a module that is a link is
+    returned (to be refused)."""
+    if _exists(folder / name):
+        return folder / name
     level = [folder]
     for _ in range(SEARCH_DEPTH):
         below = []
@@ -102,7 +108,7 @@ def find_module(folder: Path) -> Path | None:
                 )
             except OSError:
                 continue
-        hits = [d / MODULE_NAME for d in below if _exists(d / MODULE_NAME)]
+        hits = [d / name for d in below if _exists(d / name)]
         if len(hits) == 1:
             return hits[0]
         if hits:
@@ -147,7 +153,7 @@ def files_hash(sub: Submission) -> str:
     assert sub.module is not None
     h.update(b"module\0" + _read(sub.module) + b"\0")
     if sub.report_dir is not None:
-        for name in (REPORT_JSON, REPORT_MD):
+        for name in sub.report_files:
             try:
                 data = _read(sub.report_dir / name)
             except OSError:
@@ -167,7 +173,7 @@ def watched_files(sub: Submission) -> list[tuple[Path, str]]:
         return []
     files = [(sub.module, "%s: %s" % (sub.id, sub.module.name))]
     if sub.report_dir is not None:
-        files += [(sub.report_dir / n, "%s: %s" % (sub.id, n)) for n in (REPORT_JSON, REPORT_MD)]
+        files += [(sub.report_dir / n, "%s: %s" % (sub.id, n)) for n in sub.report_files]
     return files
 
 

@@ -12,39 +12,39 @@ from grader.engine import layout
 from grader.engine.batch.rows import (
     GRADER_ERROR,
     STATUSES,
-    STEP_NUMBERS,
     BatchOptions,
     Row,
     num,
 )
+from grader.engine.lab import find
 from grader.engine.messages import kind, text
-from grader.labs.embed.contract import MAX_SCORE, STEP_POINTS
 
-# Totals are put in bins of ten points; full marks have a bin of their own.
-BINS = tuple((lo, lo + 10) for lo in range(0, MAX_SCORE, 10))
+# Totals are put in ten bins below the full marks, which have a bin of their own.
 
 
 def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[str, Any]:
     """The class at a glance.  Rows with a grader error count in ``statuses`` only."""
+    lab = find(opts.lab)
+    top = lab.max_score
     scored = [r for r in rows if r.status != GRADER_ERROR]
     totals = [r.total for r in scored]
     statuses = Counter(r.status for r in rows)
     bins: list[dict[str, Any]] = []
-    for lo, hi in BINS:
+    # Ten bins below the full marks (of ten points each for a lab out of 100).
+    width = max(1, -(-top // 10))
+    for lo, hi in ((lo, min(lo + width, top)) for lo in range(0, top, width)):
         n = sum(1 for t in totals if lo <= t < hi)
         bins.append({"from": lo, "below": hi, "count": n})
-    bins.append(
-        {"from": MAX_SCORE, "below": None, "count": sum(1 for t in totals if t >= MAX_SCORE)}
-    )
+    bins.append({"from": top, "below": None, "count": sum(1 for t in totals if t >= top)})
     steps = {
         str(s): {
             "title": text("step.%d" % s, opts.lang),
             "mean": round(statistics.fmean([r.steps.get(s, 0.0) for r in scored]), 2)
             if scored
             else 0.0,
-            "max": STEP_POINTS[s],
+            "max": lab.steps[s],
         }
-        for s in STEP_NUMBERS
+        for s in sorted(lab.steps)
     }
     students: Counter[str] = Counter()
     codes: dict[str, Counter[str]] = {}
@@ -69,12 +69,12 @@ def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[s
         "count": len(rows),
         "scored": len(scored),
         "statuses": {s: statuses[s] for s in STATUSES if statuses[s]},
-        "max_score": MAX_SCORE,
+        "max_score": top,
         "mean": round(statistics.fmean(totals), 2) if totals else None,
         "median": round(statistics.median(totals), 2) if totals else None,
         "lowest": min(totals) if totals else None,
         "highest": max(totals) if totals else None,
-        "full_marks": sum(1 for t in totals if t >= MAX_SCORE),
+        "full_marks": sum(1 for t in totals if t >= top),
         "distribution": bins,
         "steps": steps,
         "failing_checks": failing,
