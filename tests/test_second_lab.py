@@ -125,3 +125,31 @@ def test_the_tiny_lab_has_the_same_codes_in_every_language() -> None:
         for lang in ("en", "ko", "zh")
     }
     assert set(texts["ko"]) == set(texts["en"]) == set(texts["zh"])
+
+
+def test_a_class_is_graded_against_the_tiny_lab(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    for name, source in (("ann", RIGHT), ("bob", WRONG)):
+        (root / name).mkdir(parents=True)
+        (root / name / "stats.py").write_text(source, encoding="utf-8")
+    (root / "cid").mkdir()
+    (root / "cid" / "embed.py").write_text(RIGHT, encoding="utf-8")  # not this lab's module
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "batch", str(root), "--out", str(out)]
+        + ["--lab", str(TINY), "--seed", "3", "--jobs", "2", "--sandbox", "process"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"},
+    )
+    assert done.returncode in (0, 1), done.stderr
+    lines = (out / "gradebook.csv").read_text("utf-8").splitlines()
+    assert lines[0].split(",")[:6] == ["id", "total", "max", "step0", "step1", "step2"]
+    rows = {line.split(",")[0]: line.split(",") for line in lines[1:]}
+    assert rows["ann"][1:3] == ["10", "10"]
+    assert 0 < float(rows["bob"][1]) < 10
+    assert "missing" in rows["cid"]
+    summary = json.loads((out / "summary.json").read_text("utf-8"))
+    assert summary["max_score"] == 10
+    assert set(summary["steps"]) == {"0", "1", "2"}
