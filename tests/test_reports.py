@@ -430,3 +430,88 @@ def test_prose_minimum(tmp_path):
         lines += ["## " + heading, "", body + " `rms_plain` = 0.29783 12345", ""]
     (folder / "embed_report.md").write_text("\n".join(lines), "utf-8")
     assert failing(reports.check(folder)) == {"report.md.prose.3"}
+
+
+# Markdown read as tokens -----------------------------------------------------------------
+
+
+def _write_md(folder: Path, md: str) -> dict[str, reports.Finding]:
+    copy_reference(folder)
+    (folder / "embed_report.md").write_text(md, "utf-8")
+    return by_id(reports.check(folder))
+
+
+def _reference_md() -> str:
+    return (REFERENCE / "embed_report.md").read_text("utf-8")
+
+
+def test_a_hash_line_inside_a_fence_is_no_heading(tmp_path):
+    # The fence opens inside a list item and closes when the item ends, unclosed.
+    fenced = "- 예:\n\n  ```\n  ## %s\n" % REPORT_HEADINGS[4]
+    md = _reference_md().replace("## " + REPORT_HEADINGS[1], fenced + "\n## " + REPORT_HEADINGS[1])
+    findings = _write_md(tmp_path, md)
+    assert failing(list(findings.values())) == set()
+    lines = findings["report.md.headings"].details["lines"]
+    assert lines[REPORT_HEADINGS[4]] > lines[REPORT_HEADINGS[3]]
+
+
+def test_a_setext_heading_is_a_heading(tmp_path):
+    wanted = REPORT_HEADINGS[0]
+    md = _reference_md().replace("## " + wanted + "\n", wanted + "\n" + "-" * 12 + "\n")
+    assert "## " + wanted not in md
+    findings = _write_md(tmp_path, md)
+    assert failing(list(findings.values())) == set()
+    assert findings["report.md.headings"].details["lines"][wanted] == 3
+    # "===" underlines a level-1 heading, which is not one of the required ones.
+    md = _reference_md().replace("## " + wanted + "\n", wanted + "\n===\n")
+    assert failing(list(_write_md(tmp_path, md).values())) == {
+        "report.md.headings",
+        "report.md.prose.1",
+    }
+
+
+def test_a_heading_inside_an_html_comment_is_no_heading(tmp_path):
+    first = "## " + REPORT_HEADINGS[0]
+    md = _reference_md().replace(first, "<!--\n%s\n-->\n\n%s" % (first, first))
+    findings = _write_md(tmp_path, md)
+    assert failing(list(findings.values())) == set()
+    assert findings["report.md.headings"].details["lines"][REPORT_HEADINGS[0]] == 7
+
+
+def test_a_comment_mark_in_a_code_span_hides_nothing(tmp_path):
+    # `<!--` in code opens no comment: the headings and figures after it still count.
+    md = _reference_md()
+    md = md.replace(
+        "## " + REPORT_HEADINGS[0] + "\n", "## %s\n\n`<!--` 를 쓴다.\n" % REPORT_HEADINGS[0]
+    )
+    md = md.replace("(`dim` = 64)", "(`dim` = 65)")
+    md += "\n`-->` 로 닫는다.\n"
+    findings = _write_md(tmp_path, md)
+    assert failing(list(findings.values())) == {"report.md.figures"}
+    problems = findings["report.md.figures"].details["problems"]
+    assert [(p["key"], p["written"]) for p in problems] == [("dim", "65")]
+
+
+def test_figures_inside_code_spans_are_judged_on_their_own_line(tmp_path):
+    md = _reference_md().replace(
+        "아래 측정은 모두",
+        "코드로 쓰면 `vocab = 513` 이고\n`긴 코드가\n두 줄에 걸친다` 그리고 `dim` = 65.\n아래 측정은 모두",
+    )
+    findings = _write_md(tmp_path, md)
+    problems = findings["report.md.figures"].details["problems"]
+    assert [(p["key"], p["written"], p["line"]) for p in problems] == [
+        ("vocab", "513", 9),
+        ("dim", "65", 11),
+    ]
+    assert "`vocab = 513`" in findings["report.md.figures"].message
+
+
+def test_code_and_comments_are_no_prose(tmp_path):
+    lines = ["# r", ""]
+    for i, heading in enumerate(REPORT_HEADINGS):
+        body = "x" * (reports.PROSE_MIN_LETTERS - 1)
+        extra = "`a code span that\nruns over two lines`" if i == 1 else "<!-- words\nhidden -->"
+        lines += ["## " + heading, "", body + " `rms_plain` = 0.29783 " + extra, ""]
+    findings = _write_md(tmp_path, "\n".join(lines))
+    assert failing(list(findings.values())) == {"report.md.prose.%d" % i for i in range(1, 6)}
+    assert findings["report.md.prose.2"].details["letters"] == reports.PROSE_MIN_LETTERS - 1

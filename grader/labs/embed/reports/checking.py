@@ -8,7 +8,6 @@ A fault of the grader while checking one file fails that file's findings with
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,9 +19,9 @@ from grader.labs.embed.contract import REPORT_HEADINGS, REPORT_JSON, REPORT_MD
 from grader.labs.embed.reports.figures import _figures_finding
 from grader.labs.embed.reports.findings import WEIGHTS, Finding, _not_checked
 from grader.labs.embed.reports.json_values import _check_json, _json_ids
-from grader.labs.embed.reports.markdown import _Heading, _headings, _lines
+from grader.labs.embed.reports.markdown import parse
 from grader.labs.embed.reports.reading import _file_finding, _Object, _Read, _read, written
-from grader.labs.embed.reports.sections import _heading_finding, _prose_findings
+from grader.labs.embed.reports.sections import _heading_finding, _prose_findings, find_headings
 
 if TYPE_CHECKING:
     from grader.labs.embed.fromcode import Measured
@@ -42,15 +41,11 @@ def _check_md(
     findings = [_file_finding("report.md.file", read, lang, REPORT_MD)]
     if read.text is None:
         return findings + _not_checked(_md_ids(), "report.md.not_read", lang)
-    lines = _lines(read.text)
-    headings = _headings(lines)
-    found: list[_Heading | None] = []
-    for wanted in REPORT_HEADINGS:
-        target = unicodedata.normalize("NFC", wanted)
-        found.append(next((h for h in headings if h.level == 2 and h.text == target), None))
-    findings.append(_heading_finding(lines, found, lang))
-    findings += _prose_findings(lines, headings, found, lang)
-    findings.append(_figures_finding(lines, json_data, lang, measured or {}))
+    doc = parse(read.text)
+    found = find_headings(doc)
+    findings.append(_heading_finding(doc, found, lang))
+    findings += _prose_findings(doc, found, lang)
+    findings.append(_figures_finding(doc, json_data, lang, measured or {}))
     return findings
 
 

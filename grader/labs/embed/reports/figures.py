@@ -49,7 +49,7 @@ from grader.labs.embed.reports.reading import _Object
 
 if TYPE_CHECKING:
     from grader.labs.embed.fromcode import Measured
-    from grader.labs.embed.reports.markdown import _Line
+    from grader.labs.embed.reports.markdown import Document
 
 _SEPARATOR = re.compile(
     r"[ \t]*(?:(?:==|=|:|≈|~|->|→|is|was|are|were|equals|은|는|이|가)"
@@ -204,7 +204,7 @@ def _quote(line: str, fig: Figure, room: int = 40) -> str:
 
 
 def _figures_finding(
-    lines: list[_Line], json_data: _Object | None, lang: str, measured: Mapping[str, Measured]
+    doc: Document, json_data: _Object | None, lang: str, measured: Mapping[str, Measured]
 ) -> Finding:
     fid = "report.md.figures"
     expected = dict(_expected())
@@ -212,9 +212,7 @@ def _figures_finding(
     problems: list[str] = []
     listed: list[dict[str, Any]] = []
     called: dict[str, None] = {}
-    for line in lines:
-        if line.code:
-            continue
+    for line in doc.lines:
         for fig in figures_in(line.text, line.number):
             count += 1
             problem = _figure_problem(fig, expected[fig.key])

@@ -1,72 +1,184 @@
-"""The structure of the markdown report: its lines, what is code, and its headings.
+"""The structure of the markdown report, read with markdown-it-py (CommonMark).
 
-ATX headings outside fenced code blocks are read; a heading's text is stripped of the
-surrounding spaces (and of closing ``#``) and put in Unicode NFC.  HTML comments are
-blanked out first, so nothing inside them counts.
+:func:`parse` turns the text into what the checks need: the headings at the top level
+of the document (ATX ``##`` and setext ``---`` alike, with their level, text and line),
+and every line outside code with two readings of it.  ``text`` is the line as written,
+where figures are looked for and quoted from: code spans keep their backticks, HTML
+comments are blanked out, emphasis and links keep their marks.  ``prose`` holds only
+the words a reader sees: no code spans, HTML, link targets or autolinks.  Fenced and
+indented code blocks and HTML comments yield no line, so nothing inside them counts.
+markdown-it is imported on the first parse only.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_HASHES = re.compile(r"^\s{0,3}#{1,6}\S")
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+_HASHES = re.compile(r"^\s{0,3}#{1,6}\S")  # a line that looks like a heading
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)  # within an HTML block
+_EMPHASIS = ("em_open", "em_close", "strong_open", "strong_close")
 
 
 @dataclass(frozen=True)
-class _Line:
+class Line:
+    """One line of the report outside code (1-based ``number``)."""
+
     number: int
-    text: str
-    code: bool  # a fence line or inside a fenced code block
+    text: str  # as written: what figures are read from
+    prose: str  # what a reader sees as words
+    heading: bool  # a line of a top-level heading
 
 
 @dataclass(frozen=True)
-class _Heading:
+class Heading:
+    """A heading at the top level of the document."""
+
     line: int
     level: int
     text: str  # stripped, NFC
-    raw: str
 
 
-def _lines(source: str) -> list[_Line]:
+@dataclass(frozen=True)
+class Document:
+    lines: tuple[Line, ...]
+    headings: tuple[Heading, ...]
+    lookalikes: tuple[tuple[int, str], ...]  # (line, text) outside code starting with #
+    length: int  # lines in the file
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark")
+    parser.disable("text_join")  # escapes and entities stay apart, as written
+    return parser
+
+
+def _blank(match: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", match.group())
+
+
+def _newlines_in_code(token: Token) -> list[int]:
+    """Line breaks inside each code span of an inline token (markdown-it drops them)."""
+    source, pos, out = token.content, 0, []
+    for child in token.children or []:
+        if child.type != "code_inline":
+            continue
+        mark = re.escape(child.markup)
+        fence = re.compile(r"(?<!`)%s(?!`)" % mark)
+        opening = fence.search(source, pos)
+        closing = fence.search(source, opening.end()) if opening else None
+        if opening is None or closing is None:
+            out.append(0)
+            continue
+        out.append(source.count("\n", opening.end(), closing.start()))
+        pos = closing.end()
+    return out
+
+
+def _inline_lines(token: Token) -> list[tuple[int, str, str]]:
+    """(number, text, prose) of each line of an inline token."""
+    assert token.map is not None
+    number = token.map[0] + 1
+    children = token.children or []
+    breaks = sum(c.type in ("softbreak", "hardbreak") for c in children)
+    breaks += sum(c.content.count("\n") for c in children if c.type == "html_inline")
+    spans = iter(_newlines_in_code(token) if token.content.count("\n") > breaks else [])
+    out: list[tuple[int, str, str]] = []
+    text: list[str] = []
+    prose: list[str] = []
+    targets: list[str] = []
+    autolink = False
+
+    def end_line(count: int = 1) -> None:
+        nonlocal number
+        for _ in range(count):
+            out.append((number, "".join(text), "".join(prose)))
+            text.clear()
+            prose.clear()
+            number += 1
+
+    for child in children:
+        kind = child.type
+        if kind in ("softbreak", "hardbreak"):
+            end_line()
+        elif kind == "text":
+            text.append(child.content)
+            prose.append("" if autolink else child.content)
+        elif kind == "text_special":
+            text.append(child.markup)
+            prose.append(child.content)
+        elif kind == "code_inline":
+            text.append(child.markup + child.content + child.markup)
+            prose.append(" ")
+            end_line(next(spans, 0))
+        elif kind == "html_inline":
+            parts = child.content.split("\n")
+            comment = child.content.startswith("<!--")
+            for i, part in enumerate(parts):
+                if i:
+                    end_line()
+                text.append(" " * len(part) if comment else part)
+                prose.append(" ")
+        elif kind == "link_open":
+            autolink = child.markup == "autolink"
+            text.append("<" if autolink else "[")
+            targets.append(str(child.attrs.get("href", "")))
+        elif kind == "link_close":
+            target = targets.pop() if targets else ""
+            text.append(">" if autolink else "](%s)" % target)
+            autolink = False
+        elif kind == "image":
+            text.append("![%s](%s)" % (child.content, child.attrs.get("src", "")))
+            prose.append(child.content)
+        elif kind in _EMPHASIS:
+            text.append(child.markup)
+        else:
+            text.append(child.content)
+    end_line()
+    return out
+
+
+def parse(source: str) -> Document:
+    """The headings and the lines outside code of a markdown text."""
     source = source.replace("\r\n", "\n").replace("\r", "\n")
-    # HTML comments become spaces (line numbers stay right).
-    source = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
-    out: list[_Line] = []
-    fence = ""
-    for number, line in enumerate(source.split("\n"), start=1):
-        if fence:
-            closing = _FENCE.match(line)
-            if (
-                closing
-                and closing.group(1)[0] == fence[0]
-                and len(closing.group(1)) >= len(fence)
-                and not line.strip().strip(fence[0])
-            ):
-                fence = ""
-            out.append(_Line(number, line, True))
+    raw = source.split("\n")
+    tokens = _parser().parse(source)
+    lines: dict[int, Line] = {}
+    headings: list[Heading] = []
+    shown = dict(enumerate(raw, start=1))  # lines outside code, HTML comments blanked
+    for i, token in enumerate(tokens):
+        if token.map is None:
             continue
-        opening = _FENCE.match(line)
-        if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end() :]):
-            fence = opening.group(1)
-            out.append(_Line(number, line, True))
-            continue
-        out.append(_Line(number, line, False))
-    return out
-
-
-def _headings(lines: list[_Line]) -> list[_Heading]:
-    out = []
-    for line in lines:
-        if line.code:
-            continue
-        match = _ATX.match(line.text)
-        if match:
-            content = unicodedata.normalize("NFC", (match.group(2) or "").strip())
-            out.append(_Heading(line.number, len(match.group(1)), content, line.text.strip()))
-    return out
+        first, stop = token.map
+        if token.type in ("fence", "code_block"):
+            for n in range(first + 1, stop + 1):
+                shown.pop(n, None)
+        elif token.type == "html_block":
+            parts = _COMMENT.sub(_blank, token.content).split("\n")
+            for n, part in zip(range(first + 1, stop + 1), parts):
+                lines[n] = Line(n, part, part, False)
+                shown[n] = part
+        elif token.type == "inline":
+            top = tokens[i - 1].type == "heading_open" and tokens[i - 1].level == 0
+            found = _inline_lines(token)
+            for n, text, prose in found:
+                lines[n] = Line(n, text, prose, top)
+            if top:
+                level = int(tokens[i - 1].tag[1:])
+                words = "\n".join(text for _, text, _ in found).strip()
+                headings.append(Heading(first + 1, level, unicodedata.normalize("NFC", words)))
+                if tokens[i - 1].markup[:1] in ("=", "-"):  # a setext underline
+                    lines[stop] = Line(stop, "", "", True)
+    lookalikes = tuple((n, text.strip()) for n, text in shown.items() if _HASHES.match(text))
+    ordered = tuple(lines[n] for n in sorted(lines))
+    return Document(ordered, tuple(headings), lookalikes, len(raw))

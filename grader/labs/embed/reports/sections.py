@@ -20,33 +20,41 @@ from grader.engine.messages import text
 from grader.engine.results import Status
 from grader.labs.embed.contract import REPORT_HEADINGS
 from grader.labs.embed.reports.findings import _KEY, PROSE_MIN_LETTERS, WEIGHTS, Finding
-from grader.labs.embed.reports.markdown import _CODE_SPAN, _HASHES, _Heading, _Line
+from grader.labs.embed.reports.markdown import Document, Heading
 
-_LINKS = re.compile(r"\]\([^)]*\)|<?https?://\S+")
+_URL = re.compile(r"https?://\S+")  # a bare address is no prose
 
 
-def _closest(wanted: str, lines: list[_Line], taken: set[int]) -> tuple[str, int] | None:
+def _closest(wanted: str, doc: Document, taken: set[int]) -> tuple[str, int] | None:
     """The heading-like line most similar to ``## wanted`` (not one matched already)."""
     target = "## " + wanted
     best: tuple[float, str, int] | None = None
-    for line in lines:
-        if line.code or line.number in taken or not _HASHES.match(line.text):
+    for number, line in doc.lookalikes:
+        if number in taken:
             continue
-        raw = unicodedata.normalize("NFC", line.text.strip())
-        ratio = difflib.SequenceMatcher(None, target, raw).ratio()
+        ratio = difflib.SequenceMatcher(None, target, unicodedata.normalize("NFC", line)).ratio()
         if ratio >= 0.5 and (best is None or ratio > best[0]):
-            best = (ratio, line.text.strip(), line.number)
+            best = (ratio, line, number)
     return (best[1], best[2]) if best else None
 
 
-def _heading_finding(lines: list[_Line], found: list[_Heading | None], lang: str) -> Finding:
+def find_headings(doc: Document) -> list[Heading | None]:
+    """The heading of each required section, or None when it is missing."""
+    found: list[Heading | None] = []
+    for wanted in REPORT_HEADINGS:
+        target = unicodedata.normalize("NFC", wanted)
+        found.append(next((h for h in doc.headings if h.level == 2 and h.text == target), None))
+    return found
+
+
+def _heading_finding(doc: Document, found: list[Heading | None], lang: str) -> Finding:
     fid = "report.md.headings"
     problems: list[tuple[str, dict[str, Any]]] = []
     taken = {h.line for h in found if h is not None}
     for wanted, heading in zip(REPORT_HEADINGS, found):
         if heading is not None:
             continue
-        near = _closest(wanted, lines, taken)
+        near = _closest(wanted, doc, taken)
         if near:
             problems.append(
                 (
@@ -91,19 +99,16 @@ def _heading_finding(lines: list[_Line], found: list[_Heading | None], lang: str
 
 
 def prose_letters(body: list[str]) -> int:
-    """Letters of prose in section lines: no code spans, links or report key names."""
+    """Letters in the prose of section lines, without web addresses or report key names."""
     count = 0
     for line in body:
-        line = _CODE_SPAN.sub(" ", line)
-        line = _LINKS.sub(" ", line)
+        line = _URL.sub(" ", line)
         line = _KEY.sub(" ", line)
         count += sum(1 for ch in line if ch.isalpha())
     return count
 
 
-def _prose_findings(
-    lines: list[_Line], headings: list[_Heading], found: list[_Heading | None], lang: str
-) -> list[Finding]:
+def _prose_findings(doc: Document, found: list[Heading | None], lang: str) -> list[Finding]:
     findings = []
     for i, (wanted, heading) in enumerate(zip(REPORT_HEADINGS, found)):
         fid = "report.md.prose.%d" % (i + 1)
@@ -121,16 +126,13 @@ def _prose_findings(
             )
             continue
         end = min(
-            (h.line for h in headings if h.line > heading.line and h.level <= 2),
-            default=len(lines) + 1,
+            (h.line for h in doc.headings if h.line > heading.line and h.level <= 2),
+            default=doc.length + 1,
         )
-        heading_lines = {h.line for h in headings}
         body = [
-            line.text
-            for line in lines
-            if heading.line < line.number < end
-            and not line.code
-            and line.number not in heading_lines
+            line.prose
+            for line in doc.lines
+            if heading.line < line.number < end and not line.heading
         ]
         letters = prose_letters(body)
         details = {
