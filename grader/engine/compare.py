@@ -8,6 +8,7 @@ is acceptable, otherwise a ``Mismatch`` that says where and how it differs.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -88,8 +89,21 @@ def _sequence(got: Any) -> Sequence[Any] | None:
     return None
 
 
+_PLAIN_NUMBERS = frozenset((float, int))
+
+
 def _all_close(expected: Sequence[float], seq: Sequence[Any]) -> bool:
     """The fast path: every element a plain finite float or int within tolerance."""
+    if not _PLAIN_NUMBERS.issuperset(map(type, seq)):
+        return False
+    try:
+        # Differences that add up to ATOL at most are each within tolerance (a nan or
+        # an inf makes the sum nan or inf): one pass of builtins before the bound of
+        # each element.
+        if sum(map(abs, map(operator.sub, seq, expected))) <= ATOL:
+            return True
+    except OverflowError:  # an int too large for a float
+        pass
     for e, g in zip(expected, seq):
         t = type(g)
         if t is not float and t is not int:

@@ -14,15 +14,17 @@ from __future__ import annotations
 import json
 import math
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.engine.contract import REPORT
 from grader.engine.lab import Lab, find
 from grader.engine.messages import text
 from grader.engine.render import render_text
 from grader.engine.results import CheckResult, Report, Status
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 # Everything outside XML 1.0's Char production, plus the other C0/C1 controls
 # that are legal but unreadable; tab, newline and carriage return stay.
@@ -79,6 +81,8 @@ def render_junit(report: Report, lang: str = "en") -> str:
     return in time is an ``error``; a check not graded is ``skipped``.  The seed and
     the score are ``properties`` of every suite.
     """
+    import xml.etree.ElementTree as ET  # only this format needs it
+
     root = ET.Element("testsuites", name="embed-grader")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     properties = {
@@ -146,6 +150,8 @@ def render_junit(report: Report, lang: str = "en") -> str:
 
 
 def _properties(suite: ET.Element, values: dict[str, str]) -> None:
+    import xml.etree.ElementTree as ET
+
     props = ET.SubElement(suite, "properties")
     for name, value in values.items():
         ET.SubElement(props, "property", name=name, value=clean(value))

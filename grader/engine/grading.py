@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,8 +23,18 @@ from grader.engine.lab import ReportStep, find
 from grader.engine.messages import text
 from grader.engine.options import Options, UsageError, new_seed, selected
 from grader.engine.results import Report
-from grader.engine.sandbox import MAX_MODULE, Call, Loaded, Outcome, Sandbox, Written, answer_limit
+from grader.engine.sandbox import (
+    MAX_MODULE,
+    Call,
+    Loaded,
+    Outcome,
+    Sandbox,
+    Written,
+    answer_limit,
+    prepare,
+)
 from grader.engine.scoring import Draft, default_report_dir, shown_path
+from grader.engine.worker import Worker
 
 __all__ = ["Draft", "Grading", "Options", "UsageError", "grade", "new_seed", "selected"]
 
@@ -172,36 +181,37 @@ class Grading(Judging):
                 constants=[n.name for n in self.lab.names if n.is_constant],
                 max_seconds=self.opts.max_seconds,
             ) as box,
-            ThreadPoolExecutor(max_workers=1) as child,
+            Worker() as child,
         ):
-            # The child starts and imports the module while the cases are drawn, then
-            # runs the calls (those that measure the report's figures among them) and
-            # the module's report writer.
+            # The child starts and imports the module while the cases are drawn and
+            # their arguments encoded; it runs the calls (those that measure the
+            # report's figures among them) while the report step gets ready here, and
+            # the module's report writer while the calls are judged.
             try:
                 loading = child.submit(box.load)
                 plan = self.lab.cases(self.opts.seed, tuple(c.id for c in checks))
+                prepare(case.args for _, cases in plan for case in cases)
                 loaded = loading.result()
                 self.module_checks(loaded)
                 calls, index = self.calls(plan, loaded)
                 report = self.lab.report
-                reporting = (
-                    report is not None
-                    and self.opts.check_reports
-                    and any(
-                        selected(e.id, REPORT, report.step, self.opts)
-                        for e in selection.catalogue(self.lab)
-                        if e.function == REPORT
-                    )
-                )
+                reporting = report is not None and self.reporting(report)
                 first = len(calls)
                 if report is not None and reporting and loaded.ok:
                     calls += report.calls(first)
                 running = child.submit(box.run, calls)
-                outcomes = running.result()
-                written = Written("not loaded", {})
+                writing = None
                 if report is not None and reporting and loaded.ok:
                     limit = report.writer_timeouts * self.opts.timeout
-                    written = box.write_report(report.files, fn=report.writer, timeout=limit)
+                    writing = child.submit(
+                        box.write_report, report.files, fn=report.writer, timeout=limit
+                    )
+                if report is not None and reporting:
+                    report.prepare()
+                outcomes = running.result()
+                by_id = {o.id: o for o in outcomes}
+                self.judge_calls(plan, index, by_id)
+                written = writing.result() if writing is not None else Written("not loaded", {})
             except BaseException:
                 # Stopping (SIGTERM, say): kill the child now, so that the thread
                 # talking to it ends at once rather than after its calls.
@@ -211,10 +221,8 @@ class Grading(Judging):
         if report is not None and reporting:
             measured = report.measure(outcomes[first:], loaded.names) if loaded.ok else {}
             self.report_checks(report, written, measured)
-        by_id = {o.id: o for o in outcomes}
         for o in outcomes:
             self.uses.setdefault(o.fn, set()).update(o.called)
-        self.judge_calls(plan, index, by_id)
         for check, cases in plan:
             if selected(check.id, check.function, check.step, self.opts):
                 self.drafts.append(self.judge_check(check, cases, loaded, index, by_id))
@@ -235,6 +243,19 @@ class Grading(Judging):
                 "lab": self.lab.spec,
                 "constants": list(self.lab.constants),
             },
+        )
+
+    def reporting(self, report: ReportStep) -> bool:
+        """Are report checks selected?  (The catalogue is read only when a selection
+        needs it.)"""
+        if not self.opts.check_reports or self.opts.upto < report.step:
+            return False
+        if not self.opts.only:
+            return True
+        return any(
+            selected(e.id, REPORT, report.step, self.opts)
+            for e in selection.catalogue(self.lab)
+            if e.function == REPORT
         )
 
     def calls(

@@ -96,6 +96,9 @@ class ReportStep(Protocol):
 
     def weights(self) -> list[tuple[str, int]]: ...
 
+    def prepare(self) -> None:
+        """Load what ``grade`` will need; called while the child runs the calls."""
+
     def calls(self, first_id: int) -> list[Call]: ...
 
     def measure(self, outcomes: Sequence[Outcome], names: Mapping[str, Any]) -> Any: ...

@@ -20,7 +20,14 @@ those below it); never a lab: the names to ask for come from the caller.
 
 from grader.engine.sandbox.box import Sandbox
 from grader.engine.sandbox.child import CHILD, CHILD_TAG, MODULE_FILE
-from grader.engine.sandbox.encoding import PACK_FROM, answer_limit, encode, pack, pack_rows
+from grader.engine.sandbox.encoding import (
+    PACK_FROM,
+    answer_limit,
+    encode,
+    pack,
+    pack_rows,
+    prepare,
+)
 from grader.engine.sandbox.isolation import (
     CHOICES,
     HOME_AS_ROOT,
@@ -95,6 +102,7 @@ __all__ = [
     "isolation_problem",
     "pack",
     "pack_rows",
+    "prepare",
     "strongest",
     "unpack",
     "unpack_rows",

@@ -3,7 +3,7 @@ report writer in it."""
 
 from __future__ import annotations
 
-import secrets
+import os
 import time
 from collections.abc import Sequence
 from types import TracebackType
@@ -72,7 +72,7 @@ class Sandbox(Running):
                 return Written("crashed", {}, detail="the module could not be loaded again")
         pipe = self._pipe
         assert pipe is not None
-        folder = "report-" + secrets.token_hex(6)  # made by the child in its own folder
+        folder = "report-" + os.urandom(6).hex()  # made by the child in its own folder
         message = {
             "op": "report",
             "fn": fn,

@@ -3,9 +3,10 @@ limits and isolation, and stopping it with everything it started."""
 
 from __future__ import annotations
 
+import binascii
 import functools
+import marshal
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -46,10 +47,26 @@ CHILD_TAG = "# embed-grader child"
 MODULE_FILE = "embed.py"  # the child's private copy of the student's module
 
 
+MAX_ARGUMENT = 100_000  # characters of the -c argument (Linux takes 128 KiB in one)
+
+
 @functools.lru_cache(maxsize=4)
 def _child_program(path: Path) -> str:
     """The child's source as the ``-c`` argument, read once per process."""
     return CHILD_TAG + "\n" + path.read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=4)
+def _compiled_program(path: Path) -> str:
+    """The same program compiled once here, for a child run by this very interpreter:
+    the ``-c`` argument then only unpacks it, instead of compiling a thousand lines at
+    every start.  The source program when it would not fit in one argument."""
+    source = _child_program(path)
+    code = compile(source, "<string>", "exec", dont_inherit=True)
+    packed = binascii.b2a_base64(marshal.dumps(code), newline=False).decode("ascii")
+    program = "%s\nimport binascii, marshal\nexec(marshal.loads(binascii.a2b_base64('%s')))\n"
+    program %= (CHILD_TAG, packed)
+    return program if len(program) < MAX_ARGUMENT else source
 
 
 def _read_module(path: str) -> bytes:
@@ -115,7 +132,8 @@ class Child:
         if problem:  # fails early on an isolation that is not there
             raise SandboxError(problem)
         try:
-            self._program = _child_program(CHILD)
+            same = os.path.realpath(self.python) == os.path.realpath(sys.executable)
+            self._program = _compiled_program(CHILD) if same else _child_program(CHILD)
         except OSError as exc:
             raise SandboxError("the child runner %s is missing" % CHILD) from exc
         # The module is read once, here: every child imports its own copy of these
@@ -163,7 +181,7 @@ class Child:
 
     def _launch(self) -> None:
         assert self._tmp is not None
-        self._marker = secrets.token_hex(8)
+        self._marker = os.urandom(8).hex()
         if self.isolation != "process" and drops_user():
             self._lease = users.lease()
         # The child's own copy of the module, in the folder only it may write.

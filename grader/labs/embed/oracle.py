@@ -11,7 +11,10 @@ import math
 import operator
 import random
 from collections.abc import Sequence
-from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 Vector = Sequence[float]
 Table = Sequence[Sequence[float]]
@@ -129,11 +132,15 @@ def scaled_lookup(table: Table, ids: Sequence[int], dim: int) -> list[list[float
 
 
 def _exact_dot(a: Vector, b: Vector) -> Fraction:
+    from fractions import Fraction  # loaded by the rare near-ties only
+
     return sum((Fraction(x) * Fraction(y) for x, y in zip(a, b)), Fraction(0))
 
 
 def exact_cosine_key(probe: Vector, row: Vector) -> Fraction:
     """A value ordered exactly like cosine(probe, row) over rows (the probe fixed)."""
+    from fractions import Fraction
+
     d = _exact_dot(probe, row)
     nn = _exact_dot(row, row)
     if nn == 0 or _exact_dot(probe, probe) == 0:

@@ -34,6 +34,7 @@ from grader.engine.sandbox import Call, Outcome, Written
 from grader.labs.embed import fromcode, reports
 from grader.labs.embed.contract import BY_NAME, REPORT_JSON, REPORT_MD
 from grader.labs.embed.fromcode import Measured
+from grader.labs.embed.reports import json_schema
 
 WRITER = "write_report"
 WRITER_TIMEOUTS = 5  # the writer may take this many per-call time limits
@@ -315,6 +316,9 @@ class EmbedReport:
 
     def weights(self) -> list[tuple[str, int]]:
         return weights()
+
+    def prepare(self) -> None:
+        json_schema.prepare()
 
     def calls(self, first_id: int) -> list[Call]:
         return fromcode.calls(first_id)

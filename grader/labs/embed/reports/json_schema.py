@@ -35,6 +35,11 @@ def schema() -> dict[str, Any]:
     return data
 
 
+def prepare() -> None:
+    """Build the validator ahead (while the child runs, say): loading jsonschema takes a while."""
+    _validator()
+
+
 @functools.lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
     from jsonschema import Draft202012Validator  # about 50 ms: only when a file is validated
