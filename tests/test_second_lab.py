@@ -100,6 +100,14 @@ def test_a_wrong_module_fails_with_the_labs_own_words(tmp_path: Path) -> None:
     assert 0 < data["score"] < 10
 
 
+def test_the_module_is_imported_under_the_labs_own_name(tmp_path: Path) -> None:
+    """The child imports stats.py as ``stats``: its own name, which it may import."""
+    source = RIGHT + "\nimport stats as _me\nassert __name__ == 'stats' and _me.mean is mean\n"
+    code, data, err = grade(tmp_path, source, "--seed", "2")
+    assert code == 0, (err, data)
+    assert by_id(data)["imports.stdlib"]["status"] == "pass"
+
+
 def test_the_labs_texts_come_in_every_language(tmp_path: Path) -> None:
     _, data, _ = grade(tmp_path, WRONG, "--seed", "5", "--lang", "ko")
     assert by_id(data)["mean.values"]["hint"].startswith("합을 길이보다")

@@ -766,6 +766,7 @@ class Child(object):
     def load(self, msg):
         path = msg["path"]  # the child's copy
         name = msg.get("name") or path  # the name the student knows it by
+        modname = str(msg.get("module") or "embed")  # what it is imported as
         _STUDENT_FILE[0] = name
         self.max_line = int(msg.get("max_line", self.max_line))
         memory = int(msg.get("memory_mb", 0))
@@ -783,9 +784,9 @@ class Child(object):
         start = _perf()
         module = None
         try:
-            spec = importlib.util.spec_from_file_location("embed", path)
+            spec = importlib.util.spec_from_file_location(modname, path)
             module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-            sys.modules["embed"] = module
+            sys.modules[modname] = module
             with open(path, "rb") as f:
                 source = f.read()
             _SOURCE[0] = source

@@ -180,6 +180,7 @@ class Grading(Judging):
                 names=tuple(n.name for n in self.lab.names),
                 constants=[n.name for n in self.lab.names if n.is_constant],
                 max_seconds=self.opts.max_seconds,
+                module_file=self.lab.module_file,
             ) as box,
             Worker() as child,
         ):

@@ -44,7 +44,7 @@ CHILD = Path(__file__).parent.with_name("_child.py")
 # The child's program is handed to the interpreter with ``-c``: no file of the
 # installed package is ever run (or named in sys.argv) where the child could write.
 CHILD_TAG = "# embed-grader child"
-MODULE_FILE = "embed.py"  # the child's private copy of the student's module
+MODULE_FILE = "embed.py"  # the default name of the child's copy of the student's module
 
 
 MAX_ARGUMENT = 100_000  # characters of the -c argument (Linux takes 128 KiB in one)
@@ -100,6 +100,7 @@ class Child:
         constants: Collection[str] = (),
         source: bytes | None = None,
         max_seconds: float | None = None,
+        module_file: str = MODULE_FILE,
     ) -> None:
         if isolation not in CHOICES:
             raise ValueError("isolation must be one of %s" % ", ".join(CHOICES))
@@ -114,6 +115,8 @@ class Child:
         self.isolation = isolation
         self.names = tuple(names)
         self.constants = frozenset(constants)
+        # The child imports its copy under the lab's module name (``embed`` for embed.py).
+        self.module_file = os.path.basename(module_file) or MODULE_FILE
         self.budget = Budget(self.timeout, self.max_seconds)
         self.calls = 0
         self.child_seconds = 0.0
@@ -185,7 +188,7 @@ class Child:
         if self.isolation != "process" and drops_user():
             self._lease = users.lease()
         # The child's own copy of the module, in the folder only it may write.
-        module = os.path.join(self._tmp, MODULE_FILE)
+        module = os.path.join(self._tmp, self.module_file)
         with open(module, "xb") as f:
             f.write(self.source)
         os.chmod(module, 0o444)

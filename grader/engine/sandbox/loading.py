@@ -3,11 +3,12 @@ after a call killed, stopped or spoiled the last one."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 
 from grader.engine import wire
-from grader.engine.sandbox.child import MODULE_FILE, Child
+from grader.engine.sandbox.child import Child
 from grader.engine.sandbox.encoding import dumps
 from grader.engine.sandbox.limits import CPU_SECONDS, FSIZE_MB, LOAD_LINE, MAX_LINE, STDLIB
 from grader.engine.sandbox.pipe import Died, TooLarge
@@ -29,13 +30,14 @@ class Loading(Child):
         constants = self._constants()
         msg = {
             "op": "load",
-            "path": MODULE_FILE,  # the child's copy, in its working directory
+            "path": self.module_file,  # the child's copy, in its working directory
+            "module": os.path.splitext(self.module_file)[0],  # the name it is imported as
             "name": self.path,  # the name its code and tracebacks carry
             "memory_mb": self.memory_mb,
             "cpu_seconds": CPU_SECONDS,
             "fsize_mb": FSIZE_MB,
             "max_line": MAX_LINE,
-            "stdlib": list(STDLIB),
+            "stdlib": sorted(set(STDLIB) | {os.path.splitext(self.module_file)[0]}),
             "functions": functions,
             "constants": constants,
             "dead": sorted(self.budget.dead),
