@@ -4,6 +4,7 @@ through the same command line: the engine knows a lab only through its ``LAB``."
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -161,3 +162,24 @@ def test_a_class_is_graded_against_the_tiny_lab(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text("utf-8"))
     assert summary["max_score"] == 10
     assert set(summary["steps"]) == {"0", "1", "2"}
+
+
+@pytest.mark.parametrize("inside", ["", "__init__.py"])
+def test_a_folder_named_like_a_lab_does_not_change_the_default(tmp_path: Path, inside: str) -> None:
+    """A folder called ``embed`` where the grader runs (a student's, say) is not a lab:
+    the default lab is the package's, whatever the working folder holds."""
+    (tmp_path / "embed").mkdir()
+    if inside:
+        (tmp_path / "embed" / inside).write_text("LAB = None\n", encoding="utf-8")
+    shutil.copyfile(ROOT / "embed.py", tmp_path / "embed.py")
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "embed.py", "--no-report", "--format", "json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"},
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["score"] == data["max_score"] == 85

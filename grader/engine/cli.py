@@ -17,6 +17,7 @@ from pathlib import Path
 from grader import __version__
 from grader.engine import layout
 from grader.engine.grading import UsageError, grade
+from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import LabError, find
 from grader.engine.messages import LANGUAGES, default_language, text
 from grader.engine.optioncheck import option_problem
@@ -158,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             lab = find(args.lab)
         except LabError as exc:
-            raise UsageError("cli.no_lab", lab=args.lab, problem=str(exc)) from None
+            raise UsageError("cli.no_lab", lab=args.lab or DEFAULT_LAB, problem=str(exc)) from None
         last = max(lab.steps)
         if args.upto is not None and not 1 <= args.upto <= last:
             raise UsageError("cli.upto", upto=args.upto, last=last)

@@ -169,18 +169,15 @@ _LOADED: dict[str, Lab] = {}
 
 
 def find(spec: str | None = None) -> Lab:
-    """The lab named ``spec`` (a folder under ``grader/labs``) or in the folder ``spec``."""
+    """The lab named ``spec``: a lab of ``grader/labs`` by name first, else the lab in
+    the folder ``spec``.  No spec is the default lab, whatever the working folder holds."""
     spec = spec or DEFAULT
     if spec in _LOADED:
         return _LOADED[spec]
-    if re.fullmatch(r"[a-z_][a-z0-9_]*", spec) and not Path(spec).is_dir():
-        try:
-            module = importlib.import_module("grader.labs." + spec)
-        except ModuleNotFoundError as exc:
-            if exc.name != "grader.labs." + spec:
-                raise
-            raise LabError("no lab named %r" % spec) from None
-    else:
+    module = _by_name(spec) if re.fullmatch(r"[a-z_][a-z0-9_]*", spec) else None
+    if module is None:
+        if not Path(spec).is_dir():
+            raise LabError("no lab named %r, and no folder %s" % (spec, spec))
         module = _from_folder(Path(spec))
     lab = getattr(module, "LAB", None)
     if not isinstance(lab, Lab):
@@ -192,6 +189,16 @@ def find(spec: str | None = None) -> Lab:
 
         messages.add(lab.messages)
     return lab
+
+
+def _by_name(name: str) -> Any:
+    """The package ``grader.labs.NAME``, or None when there is none."""
+    try:
+        return importlib.import_module("grader.labs." + name)
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("grader.labs." + name, "grader.labs"):
+            raise
+        return None
 
 
 def _from_folder(folder: Path) -> Any:

@@ -20,6 +20,7 @@ from grader.engine.batch.run import BatchResult, Tampered, run_batch
 from grader.engine.batch.submissions import os_error
 from grader.engine.batch.summary import summary_text
 from grader.engine.grading import UsageError, new_seed
+from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import LabError, find
 from grader.engine.messages import LANGUAGES, default_language, text
 from grader.engine.optioncheck import option_problem
@@ -109,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         lab = find(args.lab)
     except LabError as exc:
-        return _fail(text("cli.no_lab", lang, lab=args.lab, problem=str(exc)))
+        return _fail(text("cli.no_lab", lang, lab=args.lab or DEFAULT_LAB, problem=str(exc)))
     per_student = args.seed_per_student
     seed = args.seed
     if seed is None:
