@@ -543,3 +543,49 @@ def test_the_fingerprint_covers_every_file_of_the_grader_the_labs_included(
     assert batch.grader_fingerprint() == before
     lab_file.write_text("POINTS = 2\n")
     assert batch.grader_fingerprint() != before
+
+
+def test_a_batch_stopped_by_sigterm_leaves_no_folder_behind(tmp_path: Path) -> None:
+    """SIGTERM to the batch stops its workers' gradings; each sandbox kills its child
+    and removes its folder, and the batch removes its own scratch folder."""
+    import signal
+    import subprocess
+    import tempfile
+    import time
+
+    # Short: the process pool's socket lives there, and a Unix socket's path is short.
+    scratch = Path(tempfile.mkdtemp(prefix="eg-term-", dir="/tmp"))
+    root = tmp_path / "class"
+    for i in range(4):
+        (root / ("s%d" % i)).mkdir(parents=True)
+        (root / ("s%d" % i) / "embed.py").write_text(hanging_module(), encoding="utf-8")
+    # A copy of the grader of its own: other tests may compile or change files of the
+    # shared one while this batch watches it for changes.
+    source = tmp_path / "src"
+    shutil.copytree(
+        ROOT / "grader", source / "grader", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    env = dict(os.environ, TMPDIR=str(scratch), PYTHONPATH=str(source))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grader", "batch", str(root), "--out", str(tmp_path / "out")]
+        + ["--timeout", "5", "--sandbox", "process", "--jobs", "2"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    children = []
+    while time.monotonic() < deadline and not children and proc.poll() is None:
+        children = [p for p in scratch.iterdir() if (p / "embed.py").exists()]
+        time.sleep(0.05)
+    assert children, "no child started: %s" % (
+        proc.communicate(timeout=60)[1] if proc.poll() is not None else ""
+    )
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert "SIGTERM" in err
+    left = sorted(p.name for p in scratch.iterdir() if p.name.startswith("embed-grader-"))
+    shutil.rmtree(scratch, ignore_errors=True)
+    assert left == []

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -24,6 +23,7 @@ from grader.engine.optioncheck import option_problem
 from grader.engine.outputs import FORMATS, render
 from grader.engine.render import render_lines
 from grader.engine.results import Report
+from grader.engine.stopping import Terminated, terminated_raises
 
 
 def parser() -> argparse.ArgumentParser:
@@ -126,17 +126,6 @@ def _fail(message: str) -> int:
     return 2
 
 
-class _Terminated(Exception):
-    """SIGTERM arrived while grading."""
-
-
-def _on_term(signum: int, frame: object) -> None:
-    # Once is enough: further signals (a submission may send many) are ignored
-    # while the grader cleans up and says what happened.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise _Terminated()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["batch"]:
@@ -150,38 +139,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(problem)
     # In process mode the submission runs as the grader's user and could send it
     # SIGTERM: the run then ends as a grader error, never silently.
-    previous = None
     try:
-        previous = signal.signal(signal.SIGTERM, _on_term)
-    except ValueError:  # not the main thread
-        pass
-    try:
-        try:
-            lab = find(args.lab)
-        except LabError as exc:
-            raise UsageError("cli.no_lab", lab=args.lab or DEFAULT_LAB, problem=str(exc)) from None
-        last = max(lab.steps)
-        if args.upto is not None and not 1 <= args.upto <= last:
-            raise UsageError("cli.upto", upto=args.upto, last=last)
-        report = grade(
-            args.path or lab.module_file,
-            seed=args.seed,
-            report_dir=args.report_dir,
-            python=args.python,
-            timeout=args.timeout,
-            only=args.check,
-            upto=args.upto,
-            lang=lang,
-            check_reports=not args.no_report,
-            isolation=args.sandbox,
-            student_root=args.student_root,
-            within=args.within,
-            max_seconds=args.max_seconds,
-            lab=lab.spec,
-        )
+        with terminated_raises():
+            report = _grade(args, lang)
     except UsageError as exc:
         return _fail(text(exc.code, lang, **exc.params))
-    except _Terminated:
+    except Terminated:
         detail = (
             "terminated by SIGTERM while grading (in --sandbox process the submission can send it)"
         )
@@ -190,9 +153,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("EMBED_GRADER_DEBUG"):
             traceback.print_exc()
         return _grader_error(args, lang, "%s: %s" % (type(exc).__name__, exc))
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
     if report.grader_error:
         return _grader_error(args, lang, report.grader_error, report)
     if args.output or args.format != "text":
@@ -202,6 +162,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = ""  # shown line by line below
     _write(args, out, lambda: _show(report, lang, args.verbose))
     return exit_status(report)
+
+
+def _grade(args: argparse.Namespace, lang: str) -> Report:
+    try:
+        lab = find(args.lab)
+    except LabError as exc:
+        raise UsageError("cli.no_lab", lab=args.lab or DEFAULT_LAB, problem=str(exc)) from None
+    last = max(lab.steps)
+    if args.upto is not None and not 1 <= args.upto <= last:
+        raise UsageError("cli.upto", upto=args.upto, last=last)
+    return grade(
+        args.path or lab.module_file,
+        seed=args.seed,
+        report_dir=args.report_dir,
+        python=args.python,
+        timeout=args.timeout,
+        only=args.check,
+        upto=args.upto,
+        lang=lang,
+        check_reports=not args.no_report,
+        isolation=args.sandbox,
+        student_root=args.student_root,
+        within=args.within,
+        max_seconds=args.max_seconds,
+        lab=lab.spec,
+    )
 
 
 def _show(report: Report, lang: str, verbose: bool = False) -> None:

@@ -25,6 +25,7 @@ from grader.engine.lab import LabError, find
 from grader.engine.messages import LANGUAGES, default_language, text
 from grader.engine.optioncheck import option_problem
 from grader.engine.sandbox import CHOICES
+from grader.engine.stopping import Terminated, terminated_raises
 
 
 def parser() -> argparse.ArgumentParser:
@@ -134,23 +135,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     seed_line = text("batch.seed_per_student" if per_student else "batch.seed", lang, seed=seed)
     print(seed_line, file=err, flush=True)
     try:
-        if _interactive(err):
-            result = _with_bar(args.submissions, args.out, opts)
-        else:
-            result = run_batch(
-                args.submissions,
-                args.out,
-                opts,
-                on_start=lambda total, todo: print(
-                    text("batch.found", lang, total=total, todo=todo, jobs=opts.workers()),
-                    file=err,
-                    flush=True,
-                ),
-                on_row=lambda row, done, total: print(
-                    _progress_line(row, done, total), file=err, flush=True
-                ),
-                on_note=lambda note: print(note, file=err, flush=True),
-            )
+        with terminated_raises():
+            result = _run(args, opts, lang)
+    except Terminated:
+        return _fail(text("batch.terminated", lang))
     except Tampered as exc:
         return _fail(str(exc))
     except UsageError as exc:
@@ -183,6 +171,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(text("batch.empty", lang, root=args.submissions), file=err)
         return 2
     return result.exit_status
+
+
+def _run(args: argparse.Namespace, opts: BatchOptions, lang: str) -> BatchResult:
+    err = sys.stderr
+    if _interactive(err):
+        return _with_bar(args.submissions, args.out, opts)
+    return run_batch(
+        args.submissions,
+        args.out,
+        opts,
+        on_start=lambda total, todo: print(
+            text("batch.found", lang, total=total, todo=todo, jobs=opts.workers()),
+            file=err,
+            flush=True,
+        ),
+        on_row=lambda row, done, total: print(
+            _progress_line(row, done, total), file=err, flush=True
+        ),
+        on_note=lambda note: print(note, file=err, flush=True),
+    )
 
 
 def _progress_line(row: Row, done: int, total: int) -> str:

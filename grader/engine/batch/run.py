@@ -17,7 +17,7 @@ from concurrent.futures import (
     ThreadPoolExecutor,
     as_completed,
 )
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,7 @@ from grader.engine.lab import find
 from grader.engine.messages import text
 from grader.engine.sandbox import strongest, weaker_note
 from grader.engine.similar import class_similarity
+from grader.engine.stopping import raise_on_term
 
 SIMILAR_CACHE = ".similar-cache.json"
 
@@ -266,12 +267,23 @@ def _executor(opts: BatchOptions) -> Iterator[Executor]:
     pool: Executor
     if opts.pool == "process":
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
+        # A worker told to stop (SIGTERM) stops its grading, whose sandbox then kills
+        # the child and removes its folder.
         pool = ProcessPoolExecutor(
-            max_workers=opts.workers(), mp_context=multiprocessing.get_context(method)
+            max_workers=opts.workers(),
+            mp_context=multiprocessing.get_context(method),
+            initializer=raise_on_term,
         )
     else:
         pool = ThreadPoolExecutor(max_workers=opts.workers(), thread_name_prefix="grade")
     try:
         yield pool
+    except BaseException:
+        # Stopped (SIGTERM, Ctrl-C): the workers stop too, rather than finish their
+        # submissions; each leaves nothing behind.
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            with suppress(OSError, AttributeError):
+                process.terminate()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
