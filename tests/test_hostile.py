@@ -206,6 +206,17 @@ def host_files() -> dict[str, Path]:
 SECRET = "classmate-secret-5e0a"
 
 
+@pytest.fixture(autouse=True)
+def _no_host_file_left() -> Iterator[None]:
+    """The host files an attack links to are removed after every test, passed or not."""
+    yield
+    for path in [*host_files().values(), Path("/tmp/embed-grader-secret-%s.txt" % _marks()[0])]:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+
+
 def check_host_files(name: str, report: Report, mode: int = 0o640) -> None:
     """Nothing the attack linked to was read into the report or changed."""
     shown = "\n".join(render(report, fmt, "en") for fmt in ("text", "json"))
