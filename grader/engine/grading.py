@@ -20,7 +20,6 @@ from grader.engine.expect import Case, Check, Open, Verdict
 from grader.engine.judge import judge
 from grader.engine.judging import Judging
 from grader.engine.lab import ReportStep, find
-from grader.engine.messages import text
 from grader.engine.options import Options, UsageError, new_seed, selected
 from grader.engine.results import Report
 from grader.engine.sandbox import (
@@ -157,9 +156,6 @@ class Grading(Judging):
         # function -> (arguments, answered right) of every call judged
         self.seen: dict[str, list[tuple[tuple[Any, ...], bool]]] = {}
         self.verdicts: dict[int, Verdict | None] = {}  # call id -> its verdict
-
-    def msg(self, code: str, **params: Any) -> str:  # noqa: D102
-        return text(code, self.opts.lang, **params)
 
     def run(self) -> Report:
         start = time.perf_counter()

@@ -13,6 +13,7 @@ from grader.engine import selection
 from grader.engine.contract import MODULE
 from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import Lab
+from grader.engine.messages import text
 from grader.engine.options import Options
 from grader.engine.results import CheckResult, Status
 
@@ -50,7 +51,8 @@ class Scoring:
     uses: dict[str, set[str]]
 
     def msg(self, code: str, **params: Any) -> str:
-        raise NotImplementedError
+        """The message ``code`` in the run's language."""
+        return text(code, self.opts.lang, **params)
 
     def attribute(self) -> None:
         """Mark failures that happened while calling another failing function."""
