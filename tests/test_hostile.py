@@ -269,6 +269,7 @@ def outside_file(name: str) -> Iterator[Path]:
         try:
             yield OUTSIDE
         finally:
+            OUTSIDE.unlink(missing_ok=True)  # the attack's file is not left behind
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
