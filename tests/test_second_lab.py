@@ -4,6 +4,7 @@ through the same command line: the engine knows a lab only through its ``LAB``."
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "labs" / "tiny"
+# The grader's folders stay as they are: a batch running beside these tests watches
+# them for changes, and a compiled file written into them is one.
+NO_BYTECODE = {"PYTHONDONTWRITEBYTECODE": "1"}
 
 RIGHT = """\
 import math
@@ -59,7 +63,7 @@ def grade(tmp_path: Path, source: str, *args: str) -> tuple[int, dict, str]:
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"},
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8", **NO_BYTECODE},
     )
     data = json.loads(done.stdout) if done.stdout.strip() else {}
     return done.returncode, data, done.stderr
@@ -123,6 +127,7 @@ def test_an_unknown_lab_is_a_usage_error(tmp_path: Path, lab: str) -> None:
         text=True,
         timeout=60,
         cwd=ROOT,
+        env=dict(os.environ, **NO_BYTECODE),
     )
     assert done.returncode == 2
     assert "no lab" in done.stderr
@@ -150,7 +155,7 @@ def test_a_class_is_graded_against_the_tiny_lab(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=300,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"},
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8", **NO_BYTECODE},
     )
     assert done.returncode in (0, 1), done.stderr
     lines = (out / "gradebook.csv").read_text("utf-8").splitlines()
@@ -178,7 +183,7 @@ def test_a_folder_named_like_a_lab_does_not_change_the_default(tmp_path: Path, i
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"},
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8", **NO_BYTECODE},
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
