@@ -168,16 +168,21 @@ class Scripted:
     def abort(self) -> None:
         pass
 
+    def close(self) -> None:
+        pass
+
     def load(self) -> Loaded:
         names: dict[str, Any] = {n: "function" for n in FUNCTIONS}
         names.update(self.constants)
         return Loaded(True, names, (), None, "", "", 0.0)
 
-    def run(self, calls: list[Call]) -> list[Outcome]:
+    def run(self, calls: list[Call], listen: Any = None) -> list[Outcome]:
         out = []
         for i, c in enumerate(calls):
             line = self.lines[i % len(self.lines)]
             out.append(read_answer(line.replace('"id": 0', '"id": %d' % c.id, 1), c))
+            if listen is not None and out[-1].kind in ("returned", "raised"):
+                listen(out[-1])
         return out
 
 

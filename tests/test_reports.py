@@ -111,6 +111,86 @@ def test_schema_accepts_the_reference_json():
     assert errors == []
 
 
+def _json_values():
+    from hypothesis import strategies as st
+
+    leaves = (
+        st.none()
+        | st.booleans()
+        | st.integers(-3, 10**20)
+        | st.floats(allow_nan=True, allow_infinity=True)
+        | st.sampled_from([0.0, -0.0, 1.0, 2.0, 5.0, 1e300])
+        | st.text(max_size=3)
+    )
+    return st.recursive(
+        leaves,
+        lambda inner: st.lists(inner, max_size=7) | st.dictionaries(st.text(max_size=3), inner),
+        max_leaves=12,
+    )
+
+
+def _reports():
+    """Report-like objects: the reference's, with keys dropped, retyped or stretched."""
+    from hypothesis import strategies as st
+
+    base = reference_json()
+    values = _json_values()
+    lists = st.lists(st.integers(-2, 6) | st.booleans() | st.sampled_from([1.0, 2.5]), max_size=7)
+
+    def changed(edits):
+        data = dict(base)
+        for key, action, value, items in edits:
+            if action == "drop":
+                data.pop(key, None)
+            elif action == "value":
+                data[key] = value
+            else:
+                data[key] = items
+        return data
+
+    edit = st.tuples(
+        st.sampled_from(KEYS + ["extra", "cos_neighbours"]),
+        st.sampled_from(["drop", "value", "list"]),
+        values,
+        lists,
+    )
+    return st.lists(edit, max_size=4).map(changed) | values
+
+
+def test_the_quick_validator_is_generated_from_the_current_schema():
+    from grader.labs.embed.reports import json_schema, report_validator
+
+    assert report_validator.SCHEMA_SHA256 == json_schema.schema_digest(), (
+        "schemas/report.schema.json changed: run python -m grader.labs.embed.reports"
+    )
+    assert "import" not in json_schema.GENERATED.read_text("utf-8").split('"""')[2]
+    fastjsonschema = pytest.importorskip("fastjsonschema")
+    if fastjsonschema.VERSION == report_validator.VERSION:
+        assert json_schema.GENERATED.read_text("utf-8") == json_schema.generated_source()
+
+
+def test_the_quick_validator_passes_only_what_jsonschema_passes():
+    """Reports the quick validator passes skip jsonschema: it must never pass more."""
+    from hypothesis import given, settings
+
+    from grader.labs.embed.reports import json_schema
+
+    reference = Draft202012Validator(reports.schema())
+    seen = {True: 0, False: 0}
+
+    @settings(max_examples=600, deadline=None, derandomize=True)
+    @given(_reports())
+    def agree(data):
+        quick = json_schema.valid(data)
+        full = not list(reference.iter_errors(data))
+        seen[full] += 1
+        assert quick == full, data
+        assert json_schema.schema_errors(data) == [] if full else json_schema.schema_errors(data)
+
+    agree()
+    assert seen[True] and seen[False], seen  # both kinds were tried
+
+
 # Expected values -------------------------------------------------------------------------
 
 

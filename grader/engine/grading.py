@@ -8,6 +8,7 @@ hold its two halves.
 from __future__ import annotations
 
 import os
+import queue
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -137,6 +138,14 @@ def _refused(exc: safefs.NotRegular, within: Path) -> UsageError:
     return UsageError("submission.special", path=shown, kind=exc.strerror)
 
 
+def _run_and_tell(box: Sandbox, calls: Sequence[Call], answers: queue.SimpleQueue[Any]) -> Any:
+    """Run the calls, each answer put on ``answers`` as it arrives; None when done."""
+    try:
+        return box.run(calls, answers.put)
+    finally:
+        answers.put(None)
+
+
 class Grading(Judging):
     """One submission graded against one lab: ``Grading(path, opts).run()``."""
 
@@ -182,8 +191,10 @@ class Grading(Judging):
         ):
             # The child starts and imports the module while the cases are drawn and
             # their arguments encoded; it runs the calls (those that measure the
-            # report's figures among them) while the report step gets ready here, and
-            # the module's report writer while the calls are judged.
+            # report's figures among them) while the report step gets ready here and
+            # each answer is judged as it arrives, then the module's report writer
+            # while the last answers are judged.  The child is closed while the
+            # report is graded.
             try:
                 loading = child.submit(box.load)
                 plan = self.lab.cases(self.opts.seed, tuple(c.id for c in checks))
@@ -196,7 +207,8 @@ class Grading(Judging):
                 first = len(calls)
                 if report is not None and reporting and loaded.ok:
                     calls += report.calls(first)
-                running = child.submit(box.run, calls)
+                answers: queue.SimpleQueue[Outcome | None] = queue.SimpleQueue()
+                running = child.submit(_run_and_tell, box, calls, answers)
                 writing = None
                 if report is not None and reporting and loaded.ok:
                     limit = report.writer_timeouts * self.opts.timeout
@@ -205,27 +217,29 @@ class Grading(Judging):
                     )
                 if report is not None and reporting:
                     report.prepare()
+                early = self.judge_arriving(plan, index, answers)
                 outcomes = running.result()
                 by_id = {o.id: o for o in outcomes}
-                self.judge_calls(plan, index, by_id)
+                self.judge_calls(plan, index, by_id, early)
                 written = writing.result() if writing is not None else Written("not loaded", {})
+                stats = (box.calls, box.child_seconds)
+                child.submit(box.close)
             except BaseException:
                 # Stopping (SIGTERM, say): kill the child now, so that the thread
                 # talking to it ends at once rather than after its calls.
                 box.abort()
                 raise
-            stats = (box.calls, box.child_seconds)
-        if report is not None and reporting:
-            measured = report.measure(outcomes[first:], loaded.names) if loaded.ok else {}
-            self.report_checks(report, written, measured)
-        for o in outcomes:
-            self.uses.setdefault(o.fn, set()).update(o.called)
-        for check, cases in plan:
-            if selected(check.id, check.function, check.step, self.opts):
-                self.drafts.append(self.judge_check(check, cases, loaded, index, by_id))
-        self.inputs_checks(plan, loaded, index, by_id)
-        self.attribute()
-        results = self.score()
+            if report is not None and reporting:
+                measured = report.measure(outcomes[first:], loaded.names) if loaded.ok else {}
+                self.report_checks(report, written, measured)
+            for o in outcomes:
+                self.uses.setdefault(o.fn, set()).update(o.called)
+            for check, cases in plan:
+                if selected(check.id, check.function, check.step, self.opts):
+                    self.drafts.append(self.judge_check(check, cases, loaded, index, by_id))
+            self.inputs_checks(plan, loaded, index, by_id)
+            self.attribute()
+            results = self.score()
         return Report(
             path=str(self.shown) if self.shown is not None else str(self.path),
             seed=self.opts.seed,
@@ -279,19 +293,51 @@ class Grading(Judging):
                 )
         return calls, index
 
+    def judge_arriving(
+        self,
+        plan: Sequence[tuple[Check, Sequence[Case]]],
+        index: dict[tuple[str, int], int],
+        answers: queue.SimpleQueue[Outcome | None],
+    ) -> dict[int, tuple[Outcome, Verdict | None]]:
+        """Judge each answer as the child sends it, until the run ends (None)."""
+        cases = {
+            index[(check.id, i)]: case
+            for check, cs in plan
+            for i, case in enumerate(cs)
+            if (check.id, i) in index  # a function the module does not define is not called
+        }
+        early: dict[int, tuple[Outcome, Verdict | None]] = {}
+        while True:
+            outcome = answers.get()
+            if outcome is None:
+                return early
+            case = cases.get(outcome.id)
+            if case is not None:
+                early[outcome.id] = (
+                    outcome,
+                    judge(case, outcome, self.opts.timeout, self.lab.hints),
+                )
+
     def judge_calls(
         self,
         plan: Sequence[tuple[Check, Sequence[Case]]],
         index: dict[tuple[str, int], int],
         by_id: dict[int, Outcome],
+        early: dict[int, tuple[Outcome, Verdict | None]] | None = None,
     ) -> None:
-        """Judge every call once; note which arguments each function answered right."""
+        """Judge every call once (those judged on arrival are not judged again); note
+        which arguments each function answered right, in the order of the plan."""
+        early = early or {}
         for check, cases in plan:
             for i, case in enumerate(cases):
                 outcome = by_id.get(index.get((check.id, i), -1))
                 if outcome is None:
                     continue
-                verdict = judge(case, outcome, self.opts.timeout, self.lab.hints)
+                judged = early.get(outcome.id)
+                if judged is not None and judged[0] is outcome:
+                    verdict = judged[1]
+                else:
+                    verdict = judge(case, outcome, self.opts.timeout, self.lab.hints)
                 self.verdicts[outcome.id] = verdict
                 if outcome.kind in ("returned", "raised") and not isinstance(case.expect, Open):
                     right = verdict is None and not outcome.mutated

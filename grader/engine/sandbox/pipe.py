@@ -3,12 +3,16 @@ lines, each bounded by a deadline and a size."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import selectors
 import subprocess
 import time
 
 from grader.engine.sandbox.limits import MAX_LINE
+
+PIPE_SIZE = 1 << 20  # bytes the child may write ahead of this side's reading
 
 
 class Died(Exception):
@@ -26,6 +30,10 @@ class Pipe:
         self.wfd = proc.stdin.fileno()
         os.set_blocking(self.rfd, False)
         os.set_blocking(self.wfd, False)
+        # A larger pipe from the child (Linux): a long answer does not stop the child
+        # until this side, busy judging the last one, comes to read it.
+        with contextlib.suppress(OSError, AttributeError):
+            fcntl.fcntl(self.rfd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
         self.buf = bytearray()
         self.scan = 0  # self.buf[:scan] holds no newline
         self.selector = selectors.DefaultSelector()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from grader.engine import wire
@@ -21,8 +21,24 @@ from grader.engine.wire import OffProtocol, decode
 class Running(Loading):
     """Calls of the module's functions, run in order in its child."""
 
-    def run(self, calls: Sequence[Call]) -> list[Outcome]:
-        """Run calls in order; one Outcome per call."""
+    _listen: Callable[[Outcome], None] | None = None
+
+    def run(
+        self, calls: Sequence[Call], listen: Callable[[Outcome], None] | None = None
+    ) -> list[Outcome]:
+        """Run calls in order; one Outcome per call.
+
+        ``listen`` (called in this thread) is given each answer as it arrives, so
+        that another thread can judge it while the next calls run; the list
+        returned holds every outcome, those given to ``listen`` among them.
+        """
+        self._listen = listen
+        try:
+            return self._run(calls)
+        finally:
+            self._listen = None
+
+    def _run(self, calls: Sequence[Call]) -> list[Outcome]:
         if self.loaded is None:
             self.load()
         loaded = self.loaded
@@ -164,10 +180,12 @@ class Running(Loading):
                     )
                     self._kill()
                     break
-                results[i] = self._outcome(c, got)
+                results[i] = outcome = self._outcome(c, got)
+                if self._listen is not None:
+                    self._listen(outcome)
                 done.add(i)
                 self.calls += 1
-                self.child_seconds += results[i].elapsed  # type: ignore[union-attr]
+                self.child_seconds += outcome.elapsed
                 now = time.monotonic()
                 self.budget.spent[c.fn] = self.budget.spent.get(c.fn, 0.0) + (now - since)
                 at += 1

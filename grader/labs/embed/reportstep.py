@@ -34,7 +34,7 @@ from grader.engine.sandbox import Call, Outcome, Written
 from grader.labs.embed import fromcode, reports
 from grader.labs.embed.contract import BY_NAME, REPORT_JSON, REPORT_MD
 from grader.labs.embed.fromcode import Measured
-from grader.labs.embed.reports import json_schema
+from grader.labs.embed.reports import json_schema, markdown
 
 WRITER = "write_report"
 WRITER_TIMEOUTS = 5  # the writer may take this many per-call time limits
@@ -318,7 +318,9 @@ class EmbedReport:
         return weights()
 
     def prepare(self) -> None:
+        # Both file readers are loaded while the child runs the calls.
         json_schema.prepare()
+        markdown.prepare()
 
     def calls(self, first_id: int) -> list[Call]:
         return fromcode.calls(first_id)

@@ -54,6 +54,11 @@ class Document:
     length: int  # lines in the file
 
 
+def prepare() -> None:
+    """Load markdown-it-py and build the parser ahead (while the child runs, say)."""
+    _parser().parse("# a\n\nb `c`\n")  # what its first parse sets up, set up now
+
+
 @functools.lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
