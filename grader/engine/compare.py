@@ -11,6 +11,7 @@ import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import isfinite
 from typing import Any
 
 from grader.engine.contract import ATOL, RTOL, Answer
@@ -113,7 +114,11 @@ def _all_close(expected: Sequence[float], seq: Sequence[Any]) -> bool:
     return True
 
 
-def vector_diff(expected: Sequence[float], got: Any, path: str = "") -> Mismatch | None:
+def vector_diff(
+    expected: Sequence[float], got: Any, path: str = "", count: bool = True
+) -> Mismatch | None:
+    """The first element that differs, with how many do (only the first without
+    ``count``)."""
     seq = _sequence(got)
     if seq is None:
         return Mismatch(path, expected, got, "not_sequence")
@@ -124,11 +129,20 @@ def vector_diff(expected: Sequence[float], got: Any, path: str = "") -> Mismatch
     first: Mismatch | None = None
     wrong = 0
     for i, (e, g) in enumerate(zip(expected, seq)):
-        m = float_diff(e, g, "%s[%d]" % (path, i))
+        if type(g) is float and type(e) is float and isfinite(g) and isfinite(e):
+            # What float_diff decides for two finite floats, without its path text.
+            if abs(g - e) <= ATOL + RTOL * abs(e):
+                continue
+            if first is not None:
+                wrong += 1
+                continue
+        m = float_diff(e, g, "%s[%d]" % (path, i) if first is None else path)
         if m is not None:
             wrong += 1
             if first is None:
                 first = m
+                if not count:
+                    break
     if first is None:
         return None
     return Mismatch(
@@ -140,6 +154,7 @@ def matrix_diff(
     expected: Sequence[Sequence[float]],
     got: Any,
     path: str = "",
+    count: bool = True,
 ) -> Mismatch | None:
     seq = _sequence(got)
     if seq is None:
@@ -149,10 +164,10 @@ def matrix_diff(
     first: Mismatch | None = None
     wrong = total = 0
     for r, (erow, grow) in enumerate(zip(expected, seq)):
-        m = vector_diff(erow, grow, "%s[%d]" % (path, r))
+        m = vector_diff(erow, grow, "%s[%d]" % (path, r), count)
         total += len(erow)
         if m is not None:
-            if m.reason in ("not_sequence", "length"):
+            if m.reason in ("not_sequence", "length") or not count:
                 return m
             wrong += m.wrong
             if first is None:
@@ -194,16 +209,22 @@ def counts_diff(expected: dict[str, int], got: Any, path: str = "") -> Mismatch 
     return None
 
 
-def diff(kind: Answer, expected: Any, got: Any, path: str = "") -> Mismatch | None:
-    """Compare one answer of the given kind with the expected value."""
+def diff(
+    kind: Answer, expected: Any, got: Any, path: str = "", count: bool = True
+) -> Mismatch | None:
+    """Compare one answer of the given kind with the expected value.
+
+    Without ``count`` the first difference ends the comparison: a mismatch then says
+    where, not how many elements differ.
+    """
     if kind is Answer.INT:
         return int_diff(expected, got, path)
     if kind is Answer.FLOAT:
         return float_diff(expected, got, path)
     if kind is Answer.VECTOR:
-        return vector_diff(expected, got, path)
+        return vector_diff(expected, got, path, count)
     if kind is Answer.MATRIX:
-        return matrix_diff(expected, got, path)
+        return matrix_diff(expected, got, path, count)
     if kind is Answer.SHAPE:
         return shape_diff(expected, got, path)
     if kind is Answer.COUNTS:

@@ -8,6 +8,7 @@ ranking, a product that must really be computed) subclasses ``Returns`` or ``Cus
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -84,10 +85,26 @@ class Custom(Expectation):
 
 @dataclass(frozen=True)
 class Case:
+    """One call and what it expects.  Nothing changes a case once it is built, so what
+    follows from it alone is computed once (a class graded with one seed shares its
+    cases between submissions)."""
+
     fn: str
     args: tuple[Any, ...]
     expect: Expectation
     count: tuple[int, ...] = ()  # argument positions whose floats the child counts
+
+    @functools.cached_property
+    def size(self) -> int:
+        """How big the inputs are (see ``sizes``)."""
+        return sizes(self.args)
+
+    @functools.cached_property
+    def shown(self) -> str:
+        """The call as people read it (``show.call``)."""
+        from grader.engine import show
+
+        return show.call(self.fn, self.args)
 
 
 @dataclass(frozen=True)

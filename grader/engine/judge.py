@@ -54,11 +54,13 @@ def judge(
         return None
     if outcome.kind == "returned" and isinstance(expect, Custom):
         return expect.judge(case, outcome.value, hints)
+    m: Mismatch | None = None  # the answer's difference from the expected value, computed once
     if outcome.kind == "returned" and isinstance(expect, Returns):
         # The common case, a right answer: settle it before building any text.
-        if diff(expect.kind, expect.value, outcome.value) is None:
+        m = diff(expect.kind, expect.value, outcome.value)
+        if m is None:
             return None
-    base: dict[str, Any] = {"call": show.call(case.fn, case.args), "fn": case.fn}
+    base: dict[str, Any] = {"call": case.shown, "fn": case.fn}
     if outcome.kind == "timeout":
         return Verdict(Status.TIMEOUT, "timeout", dict(base, seconds="%g" % timeout))
     if outcome.kind == "crashed":
@@ -100,7 +102,8 @@ def judge(
         )
     if not isinstance(expect, Returns):
         raise TypeError("a case expects %r, which the engine cannot judge" % (expect,))
-    m = diff(expect.kind, expect.value, got)
+    if m is None:
+        m = diff(expect.kind, expect.value, got)
     own = expect.mismatch(case, outcome, m, base) if m is not None else None
     if own is not None:
         return own

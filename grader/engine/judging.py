@@ -9,7 +9,7 @@ from typing import Any
 
 from grader.engine import show
 from grader.engine.contract import MODULE
-from grader.engine.expect import Case, Check, Open, Verdict, sizes
+from grader.engine.expect import Case, Check, Open, Verdict
 from grader.engine.judge import judge
 from grader.engine.lab import Lab
 from grader.engine.options import selected
@@ -225,7 +225,7 @@ class Judging(Scoring):
                 replay=False,
             )
         # The smallest input that shows the mistake is the one worth reading.
-        first = min(failed, key=lambda f: sizes(f[0].args))
+        first = min(failed, key=lambda f: f[0].size)
         case, outcome, verdict = first
         if (
             outcome.raised is not None
@@ -258,7 +258,7 @@ class Judging(Scoring):
         answers = [(c.fn, c.args, o.value) for c, o, _ in failed if o.kind == "returned"]
         if hint and len(answers) > 1:
             hint = self.lab.hints.common(answers[:8]) or hint
-        details: dict[str, Any] = {"case": show.call(case.fn, case.args)}
+        details: dict[str, Any] = {"case": case.shown}
         snippet = show.snippet(case.fn, case.args, self.path, shown=self.shown)
         if snippet:
             details["snippet"] = snippet
@@ -282,7 +282,7 @@ class Judging(Scoring):
         for case, outcome in zip(cases, outcomes):
             if outcome is None or not isinstance(case.expect, Open):
                 continue
-            params: dict[str, Any] = {"call": show.call(case.fn, case.args)}
+            params: dict[str, Any] = {"call": case.shown}
             if outcome.kind == "returned":
                 notes.append(self.msg("open_returned", got=show.short(outcome.value), **params))
             elif outcome.kind == "raised" and outcome.raised is not None:
@@ -368,7 +368,7 @@ class Judging(Scoring):
                     )
                 )
                 continue
-            case, outcome = min(bad, key=lambda co: len(show.call(co[0].fn, co[0].args)))
+            case, outcome = min(bad, key=lambda co: len(co[0].shown))
             called = {n for _, o in bad for n in o.called}
             self.drafts.append(
                 Draft(
@@ -378,13 +378,13 @@ class Judging(Scoring):
                     Status.FAIL,
                     self.msg(
                         "mutated",
-                        call=show.call(case.fn, case.args),
+                        call=case.shown,
                         where=argument_path(self.lab, function, outcome.mutated or ""),
                     ),
                     code="mutated",
                     hint=self.msg(self.lab.hints.guess_mutated(function) or "hint.inputs"),
                     called=called,
-                    details={"case": show.call(case.fn, case.args)},
+                    details={"case": case.shown},
                 )
             )
 

@@ -67,6 +67,8 @@ def colour_wanted(stream: TextIO = sys.stdout) -> bool:
 
 def cells(text: str) -> int:
     """Terminal columns taken by ``text``."""
+    if text.isascii():  # no ASCII character is wide or combining
+        return len(text)
     return sum(_cell(ch) for ch in text)
 
 

@@ -9,6 +9,7 @@ from grader.engine import show
 from grader.engine.compare import Mismatch
 from grader.engine.expect import Case, Custom, Returns, Verdict
 from grader.engine.lab import Hints
+from grader.engine.memo import Memo
 from grader.engine.results import Status
 from grader.engine.sandbox import Foreign, Outcome
 from grader.labs.embed import oracle
@@ -53,6 +54,10 @@ class Multiplies(Returns):
         return Verdict(Status.FAIL, code, params)
 
 
+# The scores of a case's table against its probe: the same in every submission.
+_RANKINGS: Memo[oracle.Ranking] = Memo(1024)
+
+
 @dataclass(frozen=True)
 class Ranks(Custom):
     """The call must return the k best other rows by ``by``, exact ties by index."""
@@ -67,11 +72,11 @@ class Ranks(Custom):
         table, probe, k = case.args
         if isinstance(got, Foreign) and got.base in ("list", "tuple"):
             got = got.value
-        ranking = oracle.Ranking(table, probe, self.by)
+        ranking = _RANKINGS.get(case.args, self.by, lambda: oracle.Ranking(table, probe, self.by))
 
         def fail(code: str, own: bool = False, **more: Any) -> Verdict:
             params = {
-                "call": show.call(case.fn, case.args),
+                "call": case.shown,
                 "fn": case.fn,
                 "expected": show.short(ranking.nearest(k)),
                 "got": show.short(got),

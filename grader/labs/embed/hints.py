@@ -8,6 +8,7 @@ changes a verdict.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from typing import Any
 
 from grader.engine.compare import diff
 from grader.engine.lab import Hints
+from grader.engine.memo import Memo
 from grader.labs.embed import oracle
 from grader.labs.embed.contract import BY_NAME, CONSTANTS, Answer
 
@@ -242,18 +244,29 @@ def _matches(fn: str, wrong: Any, got: Any) -> bool:
             and list(got) == list(wrong)
         )
     try:
-        return diff(kind, wrong, got) is None
+        return diff(kind, wrong, got, count=False) is None
     except (TypeError, ValueError, IndexError):
         return False
+
+
+_NO_ANSWER = object()  # the mistake raises on these inputs
+# The answers the mistakes give, per case's arguments: the same in every submission.
+_WRONG: Memo[Any] = Memo()
+
+
+def _wrong(mistake: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    try:
+        return mistake(*args)
+    except (ArithmeticError, IndexError, ValueError, TypeError):
+        return _NO_ANSWER
 
 
 def guesses(fn: str, args: tuple[Any, ...], got: Any) -> list[str]:
     """The message codes of every known mistake that explains ``got``, in table order."""
     found = []
     for code, mistake in GUESSES.get(fn, ()):
-        try:
-            wrong = mistake(*args)
-        except (ArithmeticError, IndexError, ValueError, TypeError):
+        wrong = _WRONG.get(args, (fn, code), functools.partial(_wrong, mistake, args))
+        if wrong is _NO_ANSWER:
             continue
         if _matches(fn, wrong, got) and code not in found:
             found.append(code)
