@@ -533,6 +533,41 @@ def test_crash_and_hang_cost_one_call_each(basic: Path) -> None:
     assert time.monotonic() - start < 4
 
 
+def test_a_hang_in_a_nested_call_names_it_and_stops_it_in_the_next_child(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path,
+        """
+        def norm(vec):
+            while True:
+                pass
+        def dot(a, b):
+            return sum(x * y for x, y in zip(a, b))
+        def cosine(a, b):
+            return dot(a, b) / (norm(a) * norm(b))
+        def shape(vec):
+            return norm(vec=vec)
+    """,
+    )
+    calls = [
+        Call(1, "cosine", ([1.0], [1.0])),
+        Call(2, "shape", ([1.0],)),
+        Call(3, "dot", ([2.0], [3.0])),
+    ]
+    with Sandbox(path, names=NAMES, constants=CONSTANTS, timeout=0.5) as sb:
+        assert sb.load().ok
+        out = sb.run(calls)
+    # The stack the child reports at the time limit names the function it was in.
+    assert out[0].kind == "timeout" and "(while running norm)" in out[0].detail
+    assert out[0].called == ("norm",)
+    # In the new child norm is not run again, also when called by another function
+    # (here with a keyword argument): the call raises instead of hanging.
+    assert out[1].kind == "raised" and out[1].called == ("norm",)
+    assert out[1].raised is not None and "not run again" in out[1].raised.message
+    assert out[2].kind == "returned" and out[2].value == 6.0
+
+
 def test_a_function_slow_on_every_call_has_a_budget(tmp_path: Path) -> None:
     path = write(
         tmp_path,
