@@ -13,6 +13,10 @@ fd 1 ``/dev/null`` and fd 2 a scratch file, and prints:
 
 With ``--profile`` one more replay runs ``main()`` under cProfile and the functions
 with the most own time are printed (the profiler inflates small, frequent calls).
+With ``--instructions`` each child's program is also replayed once under valgrind's
+cachegrind, which counts the instructions it executes: unlike times, the count does
+not change with the load of the machine, so two versions of the child compare
+exactly (``--against``).
 ``--python EXE`` replays with another interpreter (3.8 or newer), ``--child FILE``
 with another version of the child's program (to compare two of them).  It asserts nothing
 about time.
@@ -26,6 +30,7 @@ import io
 import json
 import os
 import pstats
+import re
 import resource
 import shutil
 import statistics
@@ -196,6 +201,27 @@ def call_seconds(messages: list[bytes], python: str) -> tuple[int, float]:
     return calls, total
 
 
+def instructions(python: str, messages: list[bytes], program: str) -> int | None:
+    """Instructions one child executes on the messages, counted by cachegrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="bench-child-") as tmp:
+        module = os.path.join(tmp, "embed.py")
+        shutil.copyfile(REFERENCE, module)
+        proc = subprocess.run(
+            ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+            + [os.path.realpath(python), "-I", "-S", "-B", "-c", program],
+            input=retarget(messages, module),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd=tmp,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": tmp},
+            check=False,
+        )
+    found = re.search(rb"I\s+refs:\s+([\d,]+)", proc.stderr)
+    return int(found.group(1).replace(b",", b"")) if found else None
+
+
 def programs(python: str, child: Path) -> tuple[str, str]:
     """The -c argument as the sandbox builds it for this interpreter, and the harness."""
     sandbox_child.CHILD = child
@@ -228,6 +254,7 @@ def main() -> None:
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--instructions", action="store_true", help="count them with valgrind")
     ap.add_argument("--child", type=Path, default=sandbox_child.CHILD, help="the child's program")
     ap.add_argument(
         "--against", type=Path, help="another child's program, replayed in turn with --child"
@@ -263,6 +290,11 @@ def main() -> None:
             "  %-28s %7.1f (wall) for %d calls"
             % ("run minus the calls' time", (med["run"] - own) * 1000, calls)
         )
+        if args.instructions:
+            for what, part in (("start only", []), ("load, run and report", messages)):
+                count = instructions(args.python, part, programs(args.python, child)[0])
+                shown = "valgrind is not installed" if count is None else "{:,}".format(count)
+                print("  instructions, %-20s %s" % (what, shown))
     if args.profile:
         programs(args.python, children[0])
         with tempfile.TemporaryDirectory(prefix="bench-child-prof-") as tmp:
