@@ -7,6 +7,7 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import re
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -262,16 +263,31 @@ def _scratch(prefix: str) -> Iterator[str]:
         safefs.remove_tree(path)
 
 
+def _preload(lab: str) -> list[str]:
+    """The modules a worker grades with: the job, and the lab when it is one of
+    ``grader/labs`` (a lab in another folder is loaded by each worker)."""
+    names = ["grader.engine.batch.job"]
+    if re.fullmatch(r"[a-z_][a-z0-9_]*", lab):
+        names.append("grader.labs.%s" % lab)
+    return names
+
+
 @contextmanager
 def _executor(opts: BatchOptions) -> Iterator[Executor]:
     pool: Executor
     if opts.pool == "process":
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else None
+        context = multiprocessing.get_context(method)
+        if method == "forkserver":
+            # The server imports the grading code once; each worker forked from it
+            # starts with that code loaded instead of importing it again.  (A server
+            # already running keeps what it has.)
+            context.set_forkserver_preload(_preload(opts.lab))
         # A worker told to stop (SIGTERM) stops its grading, whose sandbox then kills
         # the child and removes its folder.
         pool = ProcessPoolExecutor(
             max_workers=opts.workers(),
-            mp_context=multiprocessing.get_context(method),
+            mp_context=context,
             initializer=raise_on_term,
         )
     else:
