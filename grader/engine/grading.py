@@ -215,8 +215,10 @@ class Grading(Judging):
                     writing = child.submit(
                         box.write_report, report.files, fn=report.writer, timeout=limit
                     )
+                report_dir = None
                 if report is not None and reporting:
                     report.prepare()
+                    report_dir = self.opts.report_dir or default_report_dir(self.path, report.files)
                 early = self.judge_arriving(plan, index, answers)
                 outcomes = running.result()
                 by_id = {o.id: o for o in outcomes}
@@ -229,9 +231,9 @@ class Grading(Judging):
                 # talking to it ends at once rather than after its calls.
                 box.abort()
                 raise
-            if report is not None and reporting:
+            if report is not None and report_dir is not None:
                 measured = report.measure(outcomes[first:], loaded.names) if loaded.ok else {}
-                self.report_checks(report, written, measured)
+                self.report_checks(report, written, measured, report_dir)
             for o in outcomes:
                 self.uses.setdefault(o.fn, set()).update(o.called)
             for check, cases in plan:
@@ -343,9 +345,11 @@ class Grading(Judging):
                     right = verdict is None and not outcome.mutated
                     self.seen.setdefault(case.fn, []).append((case.args, right))
 
-    def report_checks(self, report: ReportStep, written: Written, measured: Any) -> None:
-        """The report step: what the module's writer wrote, and the files handed in."""
-        report_dir = self.opts.report_dir or default_report_dir(self.path, report.files)
+    def report_checks(
+        self, report: ReportStep, written: Written, measured: Any, report_dir: Path
+    ) -> None:
+        """The report step: what the module's writer wrote, and the files handed in
+        (in ``report_dir``)."""
         if written.traceback:
             written = replace(written, traceback=self.portable(written.traceback) or "")
         findings = report.grade(

@@ -15,6 +15,9 @@ A module that cannot write its reports (it does not import, has no writer, the
 writer raises, hangs or crashes) earns nothing on step 8: every finding fails, or
 is "not started" for the stub's writer.  Handed-in files that are missing or
 differ fail ``report.same`` only; the written files still earn their points.
+
+The file checks (``grader.labs.embed.reports`` with markdown-it-py) are imported by
+``prepare``, while the child runs the calls, not when the lab is loaded.
 """
 
 from __future__ import annotations
@@ -25,16 +28,18 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.engine import safefs
 from grader.engine.messages import text
 from grader.engine.results import Status
 from grader.engine.sandbox import Call, Outcome, Written
-from grader.labs.embed import fromcode, reports
+from grader.labs.embed import fromcode
 from grader.labs.embed.contract import BY_NAME, REPORT_JSON, REPORT_MD
 from grader.labs.embed.fromcode import Measured
-from grader.labs.embed.reports import json_schema, markdown
+
+if TYPE_CHECKING:
+    from grader.labs.embed.reports import _Read
 
 WRITER = "write_report"
 WRITER_TIMEOUTS = 5  # the writer may take this many per-call time limits
@@ -58,6 +63,8 @@ class Finding:
 
 @functools.lru_cache(maxsize=1)
 def _ids() -> tuple[str, ...]:
+    from grader.labs.embed import reports
+
     inner = [f.id for f in reports.check_reads(_nothing, _nothing, "en")]
     return tuple(["report.write"] + inner + ["report.same"])
 
@@ -72,7 +79,9 @@ def weights() -> list[tuple[str, int]]:
     return [(fid, _weight(fid)) for fid in ids()]
 
 
-def _nothing() -> reports._Read:
+def _nothing() -> _Read:
+    from grader.labs.embed import reports
+
     return reports._Read(None, "report.file.not_written", {"file": "?"})
 
 
@@ -94,6 +103,8 @@ def grade(
     write = _write_finding(written, lang, timeout)
     if write.status is not Status.PASS:
         return _all_unchecked(write, lang)
+    from grader.labs.embed import reports
+
     inner = reports.check_written(written.files, measured, lang)
     out = [write]
     out += [
@@ -178,6 +189,8 @@ def _all_unchecked(write: Finding, lang: str) -> list[Finding]:
 
 
 def _weight(fid: str) -> int:
+    from grader.labs.embed import reports
+
     return WEIGHTS.get(fid) or reports.WEIGHTS[fid]
 
 
@@ -188,6 +201,8 @@ def _same_finding(
     written: Written, folder: Path, lang: str, where: str | None, single_file: bool
 ) -> Finding:
     fid, weight = "report.same", WEIGHTS["report.same"]
+    from grader.labs.embed import reports
+
     mine = {name: reports.written(name, written.files[name]) for name in FILES}
     if any(read.text is None for read in mine.values()):
         code = "report.same.unchecked"
@@ -227,6 +242,8 @@ def _same_finding(
 
 def _handed_in(path: Path) -> tuple[str | None, str]:
     """The text of a handed-in file; (None, "") when it is missing, (None, why) otherwise."""
+    from grader.labs.embed import reports
+
     try:
         read = safefs.read_regular(str(path), reports.MAX_BYTES + 1)
     except FileNotFoundError:
@@ -319,8 +336,11 @@ class EmbedReport:
 
     def prepare(self) -> None:
         # Both file readers are loaded while the child runs the calls.
+        from grader.labs.embed.reports import expected, json_schema, markdown
+
         json_schema.prepare()
         markdown.prepare()
+        expected.expected_fields()  # the fixed constants' figures, computed once
 
     def calls(self, first_id: int) -> list[Call]:
         return fromcode.calls(first_id)
