@@ -97,6 +97,8 @@ def _all_close(expected: Sequence[float], seq: Sequence[Any]) -> bool:
     """The fast path: every element a plain finite float or int within tolerance."""
     if not _PLAIN_NUMBERS.issuperset(map(type, seq)):
         return False
+    if seq == expected:  # equal numbers (a copied row, say): no arithmetic at all
+        return True
     try:
         # Differences that add up to ATOL at most are each within tolerance (a nan or
         # an inf makes the sum nan or inf): one pass of builtins before the bound of

@@ -199,9 +199,10 @@ class Grading(Judging):
                 loading = child.submit(box.load)
                 plan = self.lab.cases(self.opts.seed, tuple(c.id for c in checks))
                 prepare(case.args for _, cases in plan for case in cases)
+                limits = [[answer_limit(case.expect.bound()) for case in cs] for _, cs in plan]
                 loaded = loading.result()
                 self.module_checks(loaded)
-                calls, index = self.calls(plan, loaded)
+                calls, index = self.calls(plan, loaded, limits)
                 report = self.lab.report
                 reporting = report is not None and self.reporting(report)
                 first = len(calls)
@@ -272,27 +273,23 @@ class Grading(Judging):
         )
 
     def calls(
-        self, plan: Sequence[tuple[Check, Sequence[Case]]], loaded: Loaded
+        self,
+        plan: Sequence[tuple[Check, Sequence[Case]]],
+        loaded: Loaded,
+        limits: Sequence[Sequence[int]],
     ) -> tuple[list[Call], dict[tuple[str, int], int]]:
-        """One Call per case of every function that the module defines."""
+        """One Call per case of every function that the module defines; ``limits``
+        holds the answer's byte limit of each case, in the plan's order."""
         calls: list[Call] = []
         index: dict[tuple[str, int], int] = {}
         if not loaded.ok:
             return calls, index
-        for check, cases in plan:
+        for (check, cases), bytes_at_most in zip(plan, limits, strict=True):
             if loaded.names.get(check.function) != "function":
                 continue
             for i, case in enumerate(cases):
                 index[(check.id, i)] = len(calls)
-                calls.append(
-                    Call(
-                        len(calls),
-                        case.fn,
-                        case.args,
-                        case.count,
-                        answer_limit(case.expect.bound()),
-                    )
-                )
+                calls.append(Call(len(calls), case.fn, case.args, case.count, bytes_at_most[i]))
         return calls, index
 
     def judge_arriving(
