@@ -224,6 +224,18 @@ class Grading(Judging):
                 outcomes = running.result()
                 by_id = {o.id: o for o in outcomes}
                 self.judge_calls(plan, index, by_id, early)
+                # While the child runs the report writer: the figures the functions
+                # gave, and each check's verdict.
+                measured: Any = {}
+                if report is not None and report_dir is not None and loaded.ok:
+                    measured = report.measure(outcomes[first:], loaded.names)
+                for o in outcomes:
+                    self.uses.setdefault(o.fn, set()).update(o.called)
+                checked = [
+                    self.judge_check(check, cases, loaded, index, by_id)
+                    for check, cases in plan
+                    if selected(check.id, check.function, check.step, self.opts)
+                ]
                 written = writing.result() if writing is not None else Written("not loaded", {})
                 stats = (box.calls, box.child_seconds)
                 child.submit(box.close)
@@ -233,13 +245,8 @@ class Grading(Judging):
                 box.abort()
                 raise
             if report is not None and report_dir is not None:
-                measured = report.measure(outcomes[first:], loaded.names) if loaded.ok else {}
                 self.report_checks(report, written, measured, report_dir)
-            for o in outcomes:
-                self.uses.setdefault(o.fn, set()).update(o.called)
-            for check, cases in plan:
-                if selected(check.id, check.function, check.step, self.opts):
-                    self.drafts.append(self.judge_check(check, cases, loaded, index, by_id))
+            self.drafts += checked
             self.inputs_checks(plan, loaded, index, by_id)
             self.attribute()
             results = self.score()
