@@ -1,3 +1,3 @@
-from grader.engine.cli import main
+from grader.engine.cli import console
 
-raise SystemExit(main())
+console()

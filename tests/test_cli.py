@@ -186,6 +186,35 @@ def test_python_dash_m_and_console_script_agree():
     assert "seed 2" in result.stdout
 
 
+def _command(*args: str) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("PYTHONUNBUFFERED", None)  # output to a pipe is buffered, as it usually is
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args], cwd=ROOT, env=env, capture_output=True, timeout=120
+    )
+
+
+def test_the_command_ends_quickly_with_all_its_output_and_its_exit_status(tmp_path, capsys):
+    """One grading leaves without the interpreter's teardown: what it wrote to the
+    pipe, to --output and its exit status are all there."""
+    right = _command("embed.py", "--seed", "3", "--format", "json")
+    assert right.returncode == 0, right.stderr
+    assert json.loads(right.stdout)["score"] == 100  # the whole document, flushed
+    text = _command("embed.py", "--seed", "3", "--lang", "en").stdout.decode()
+    code, here, _ = run(capsys, "embed.py", "--seed", "3", "--lang", "en")
+    assert code == 0
+    assert text.splitlines()[-3:] == here.splitlines()[-3:]  # its last short lines too
+    wrong = tmp_path / "embed.py"
+    wrong.write_text((ROOT / "embed.py").read_text().replace("math.sqrt(", "abs("))
+    out = tmp_path / "out.xml"
+    failed = _command(str(wrong), "--seed", "3", "--format", "junit", "--output", str(out))
+    assert failed.returncode == 1, failed.stderr
+    assert out.read_text(encoding="utf-8").rstrip().endswith("</testsuites>")
+    assert b"FAIL" in failed.stdout  # the text report shown beside the file
+    usage = _command("embed.py", "--timeout", "-1")
+    assert usage.returncode == 2 and usage.stderr
+
+
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
