@@ -215,6 +215,19 @@ def test_the_command_ends_quickly_with_all_its_output_and_its_exit_status(tmp_pa
     assert usage.returncode == 2 and usage.stderr
 
 
+def test_an_output_that_cannot_encode_a_character_still_gets_the_report(monkeypatch):
+    """With PYTHONIOENCODING=ascii the command escapes what it cannot encode: the JSON
+    is still valid and whole, the text report still there."""
+    monkeypatch.setenv("PYTHONIOENCODING", "ascii")
+    js = _command("embed.py", "--seed", "5", "--format", "json", "--lang", "zh")
+    assert js.returncode == 0, js.stderr
+    data = json.loads(js.stdout.decode("ascii"))
+    assert data["score"] == 100 and data["max_score"] == 100
+    shown = _command("embed.py", "--seed", "5", "--lang", "zh")
+    assert shown.returncode == 0, shown.stderr
+    assert b"100" in shown.stdout and b"\\u" in shown.stdout
+
+
 @pytest.mark.parametrize(
     ("argv", "says"),
     [

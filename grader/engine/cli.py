@@ -183,6 +183,12 @@ def console() -> None:
     batch = argv[:1] == ["batch"]
     if not batch:
         gc.disable()
+    # A terminal or pipe that cannot encode a character (PYTHONIOENCODING=ascii, a
+    # Latin-1 locale) gets an escape for it, never a crash without any output; in
+    # JSON the escape \uXXXX is the character itself.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
     code = main(argv)
     if batch or sys.gettrace() is not None or "coverage" in sys.modules:
         raise SystemExit(code)
