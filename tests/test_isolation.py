@@ -15,7 +15,7 @@ import pytest
 
 from grader.engine import sandbox, users
 from grader.engine.cli import main
-from grader.engine.sandbox import Call, Sandbox
+from grader.engine.sandbox import Call, Sandbox, processes
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"
@@ -248,3 +248,23 @@ def test_the_parent_never_reads_through_a_link_the_child_made(
     with Sandbox(module, names=(), isolation=mode, python=python) as box:
         loaded = box.load()
     assert loaded.ok and "SECRET" not in loaded.output
+
+
+CGROUPS = bool(processes.cgroups_usable() and processes.Cgroup.roots())
+
+
+@pytest.mark.skipif(not CGROUPS, reason="no pids cgroup can be made here (Linux, as root)")
+@pytest.mark.parametrize("mode,python", MODES)
+def test_every_process_of_the_child_is_in_its_cgroup_once_loaded(
+    probe: Path, mode: str, python: str | None
+) -> None:
+    # bubblewrap forks the child's processes as soon as it starts: moving only the
+    # process the grader started would leave them (and all they fork) outside.
+    with Sandbox(probe, names=("who",), isolation=mode, python=python) as box:
+        assert box.load().ok
+        group, proc = box._cgroup, box._proc
+        assert group is not None and proc is not None
+        family = {proc.pid, *processes.descendants(proc.pid)}
+        if mode == "bwrap":
+            assert len(family) >= 2
+        assert family <= set(group.pids())

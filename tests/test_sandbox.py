@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import signal
+import subprocess
 import sys
 import textwrap
 import time
@@ -22,6 +25,7 @@ from grader.engine.sandbox import (
     SandboxError,
     decode,
     encode,
+    processes,
 )
 from grader.labs.embed import contract
 
@@ -707,3 +711,45 @@ def test_the_sandbox_imports_no_lab() -> None:
                 continue
             for name in imported:
                 assert name.split(".")[:2] != ["grader", "labs"], (path.name, name)
+
+
+def _state(pid: int) -> bytes:
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            data = f.read()
+    except OSError:
+        return b"gone"
+    return data[data.rindex(b")") + 2 :].split()[0]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
+def test_a_sweep_passes_over_the_ended_leader_and_kills_what_it_left() -> None:
+    # A killed child stays a zombie until its parent waits for it: no signal ends
+    # it, so the sweep must not count it (it looped over it for 20 rounds).
+    leader = subprocess.Popen(
+        ["/bin/sh", "-c", "sleep 600 & sleep 600 & wait"], start_new_session=True
+    )
+    try:
+        for _ in range(500):
+            left = processes.descendants(leader.pid)
+            if len(left) == 2:
+                break
+            time.sleep(0.01)
+        assert len(left) == 2
+        os.kill(leader.pid, signal.SIGKILL)
+        for _ in range(500):
+            if _state(leader.pid) == b"Z":
+                break
+            time.sleep(0.01)
+        assert _state(leader.pid) == b"Z"
+        assert processes.sweep(leader.pid, b"EMBED_GRADER_RUN=none") == 2
+        for pid in left:
+            for _ in range(500):
+                if _state(pid) in (b"Z", b"gone"):
+                    break
+                time.sleep(0.01)
+            assert _state(pid) in (b"Z", b"gone")
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(leader.pid, signal.SIGKILL)
+        leader.wait()

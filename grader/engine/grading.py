@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import queue
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -138,11 +139,15 @@ def _refused(exc: safefs.NotRegular, within: Path) -> UsageError:
     return UsageError("submission.special", path=shown, kind=exc.strerror)
 
 
-def _run_and_tell(box: Sandbox, calls: Sequence[Call], answers: queue.SimpleQueue[Any]) -> Any:
-    """Run the calls, each answer put on ``answers`` as it arrives; None when done."""
+def _run_and_tell(
+    box: Sandbox, calls: Sequence[Call], answers: queue.SimpleQueue[Any], sent: threading.Event
+) -> Any:
+    """Run the calls, each answer put on ``answers`` as it arrives; None when done.
+    ``sent`` is set once the child has the calls."""
     try:
-        return box.run(calls, answers.put)
+        return box.run(calls, answers.put, sent.set)
     finally:
+        sent.set()
         answers.put(None)
 
 
@@ -196,6 +201,10 @@ class Grading(Judging):
             # while the last answers are judged.  The child is closed while the
             # report is graded.
             try:
+                # The child's interpreter is started from this thread, at once: from
+                # the worker, each step of the start would wait for this thread to
+                # let go of the interpreter lock while it draws the cases.
+                box.spawn()
                 loading = child.submit(box.load)
                 plan = self.lab.cases(self.opts.seed, tuple(c.id for c in checks))
                 prepare(case.args for _, cases in plan for case in cases)
@@ -209,7 +218,8 @@ class Grading(Judging):
                 if report is not None and reporting and loaded.ok:
                     calls += report.calls(first)
                 answers: queue.SimpleQueue[Outcome | None] = queue.SimpleQueue()
-                running = child.submit(_run_and_tell, box, calls, answers)
+                sent = threading.Event()
+                running = child.submit(_run_and_tell, box, calls, answers, sent)
                 writing = None
                 if report is not None and reporting and loaded.ok:
                     limit = report.writer_timeouts * self.opts.timeout
@@ -218,6 +228,9 @@ class Grading(Judging):
                     )
                 report_dir = None
                 if report is not None and reporting:
+                    # Once the calls are out: loading the report's checks here would
+                    # slow the thread that encodes and sends them.
+                    sent.wait()
                     report.prepare()
                     report_dir = self.opts.report_dir or default_report_dir(self.path, report.files)
                 early = self.judge_arriving(plan, index, answers)

@@ -39,7 +39,14 @@ from grader.engine.sandbox.limits import (
     START_TIMEOUT,
 )
 from grader.engine.sandbox.pipe import Died, Pipe, TooLarge
-from grader.engine.sandbox.processes import Cgroup, capture_file, has_marker, status_text, sweep
+from grader.engine.sandbox.processes import (
+    Cgroup,
+    capture_file,
+    descendants,
+    has_marker,
+    status_text,
+    sweep,
+)
 from grader.engine.sandbox.records import Loaded, SandboxError
 from grader.engine.wire import OffProtocol, decode
 
@@ -161,6 +168,7 @@ class Child:
         self._cgroup: Cgroup | None = None
         self._stale = ""  # the report writer that ran in this child: the next run restarts
         self._lease: users.Lease | None = None
+        self._spawned = False  # a child started by spawn() that load() has not taken over
         problem = isolation_problem(self.isolation, self.python)
         if problem:  # fails early on an isolation that is not there
             raise SandboxError(problem)
@@ -196,7 +204,25 @@ class Child:
             return HOME_AS_ROOT
         return self._tmp or ""
 
+    def spawn(self) -> None:
+        """Start the first child now without waiting for it: its interpreter starts
+        while this process does other work, and the next ``load`` takes it over."""
+        if self._proc is None and not self._spawned:
+            self._spawn()
+            self._spawned = True
+
     def _start(self) -> None:
+        """A child started (or the one spawned ahead taken over) and ready."""
+        if not self._spawned:
+            self._spawn()
+        self._spawned = False
+        try:
+            self._ready()
+        except BaseException:
+            self._stop()
+            raise
+
+    def _spawn(self) -> None:
         if self._closed:
             # Closed from another thread (the grader is stopping): start nothing new.
             raise SandboxError("the sandbox is closed")
@@ -249,10 +275,11 @@ class Child:
             )
         except OSError as exc:
             raise SandboxError("cannot start %s: %s" % (self.python, exc)) from exc
-        if self._cgroup is not None and not self._cgroup.add(self._proc.pid):
-            self._cgroup.remove()
-            self._cgroup = None
         self._pipe = Pipe(self._proc)
+
+    def _ready(self) -> None:
+        """The child's first line, which says it runs; then the child in its cgroup."""
+        assert self._pipe is not None and self._proc is not None
         try:
             line = self._pipe.line(time.monotonic() + START_TIMEOUT, SMALL_LINE)
             if line is None:
@@ -263,6 +290,26 @@ class Child:
             raise SandboxError(
                 "the child runner did not start with %s: %s" % (self.python, why)
             ) from None
+        if self._cgroup is not None and not self._join_cgroup(self._cgroup, self._proc.pid):
+            self._cgroup.remove()
+            self._cgroup = None
+
+    def _join_cgroup(self, group: Cgroup, pid: int) -> bool:
+        """Move the child's processes into its cgroup, before the module is imported.
+
+        A process's children are born in its cgroup: bubblewrap forks the child's
+        processes as soon as it starts, so each of them is moved, not only the one
+        started here.  Once the child has said it runs, all of them exist, and none
+        starts another before the module is imported.  (The first move into a
+        cgroup can take a process 20 ms: it is made here, in the thread that talks
+        to the child, not in the one that spawned it.)
+        """
+        pids = [pid] + (descendants(pid) if self.isolation == "bwrap" else [])
+        for p in pids:
+            group.add(p)
+        inside = set(group.pids())
+        # One that ended meanwhile is not missing.
+        return all(p in inside or not os.path.exists("/proc/%d" % p) for p in pids)
 
     def _captured(self, limit: int) -> safefs.Read:
         """What the child printed so far, read from the parent's own descriptor."""
@@ -297,6 +344,7 @@ class Child:
         return proc.returncode
 
     def _stop(self) -> None:
+        self._spawned = False
         if self._pipe is not None:
             self._pipe.close()
             self._pipe = None
@@ -346,13 +394,10 @@ class Child:
             self._kill()
 
     def close(self) -> None:
+        """Stop the child and release everything.  Nothing more is asked of it, so it
+        is killed rather than asked to end: its interpreter would otherwise free
+        every object it made (and run what the student's code registered) first."""
         self._closed = True
-        if self._pipe is not None and self._proc is not None and self._proc.poll() is None:
-            try:
-                self._pipe.send(b'{"op":"bye"}\n', time.monotonic() + 0.2)
-                self._proc.wait(0.2)
-            except (Died, subprocess.TimeoutExpired):
-                pass
         self._stop()
 
     def __del__(self) -> None:

@@ -12,14 +12,41 @@ import time
 
 
 def _proc_stat(pid: str) -> tuple[int, int, int] | None:
-    """(ppid, process group, session) of a process from /proc, None if it is gone."""
+    """(ppid, process group, session) of a process from /proc; None if it is gone or
+    has already ended (a zombie runs nothing, and no signal removes it: only its
+    parent's wait does)."""
     try:
         with open("/proc/%s/stat" % pid, "rb") as f:
             data = f.read()
         fields = data[data.rindex(b")") + 2 :].split()
+        if fields[0] in (b"Z", b"X"):
+            return None
         return int(fields[1]), int(fields[2]), int(fields[3])
     except (OSError, ValueError, IndexError):
         return None
+
+
+def descendants(leader: int) -> list[int]:
+    """The processes that descend from ``leader`` (and still run), from /proc."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    parents = {}
+    for name in names:
+        if name.isdigit():
+            st = _proc_stat(name)
+            if st is not None:
+                parents[int(name)] = st[0]
+    family = {leader}
+    grew = True
+    while grew:
+        grew = False
+        for pid, ppid in parents.items():
+            if ppid in family and pid not in family:
+                family.add(pid)
+                grew = True
+    return sorted(family - {leader})
 
 
 def has_marker(pid: str, tag: bytes) -> bool:
@@ -140,7 +167,7 @@ class Cgroup:
 
     def kill(self) -> None:
         self.write("cgroup.kill", "1")
-        for _ in range(50):
+        for _ in range(200):  # at most about 0.1 s
             pids = self.pids()
             if not pids:
                 return
@@ -149,7 +176,7 @@ class Cgroup:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
-            time.sleep(0.002)
+            time.sleep(0.0005)
 
     def remove(self) -> None:
         for _ in range(50):

@@ -22,21 +22,35 @@ class Running(Loading):
     """Calls of the module's functions, run in order in its child."""
 
     _listen: Callable[[Outcome], None] | None = None
+    _sent: Callable[[], None] | None = None
 
     def run(
-        self, calls: Sequence[Call], listen: Callable[[Outcome], None] | None = None
+        self,
+        calls: Sequence[Call],
+        listen: Callable[[Outcome], None] | None = None,
+        sent: Callable[[], None] | None = None,
     ) -> list[Outcome]:
         """Run calls in order; one Outcome per call.
 
         ``listen`` (called in this thread) is given each answer as it arrives, so
         that another thread can judge it while the next calls run; the list
         returned holds every outcome, those given to ``listen`` among them.
+        ``sent`` is called once, as soon as the child has the calls (or when no
+        call will be sent), so that another thread may wait to start its own work
+        until this one no longer needs the interpreter much.
         """
         self._listen = listen
+        self._sent = sent
         try:
             return self._run(calls)
         finally:
             self._listen = None
+            self._tell_sent()
+
+    def _tell_sent(self) -> None:
+        sent, self._sent = self._sent, None
+        if sent is not None:
+            sent()
 
     def _run(self, calls: Sequence[Call]) -> list[Outcome]:
         if self.loaded is None:
@@ -133,6 +147,7 @@ class Running(Loading):
         done: set[int] = set()
         try:
             sent = pipe.send(message, deadline)
+            self._tell_sent()
             while at < len(todo):
                 i = todo[at]
                 c = calls[i]

@@ -26,7 +26,7 @@ from typing import Any
 
 from grader.engine.compare import diff
 from grader.engine.sandbox import Call, Foreign, Outcome, answer_limit
-from grader.labs.embed import oracle
+from grader.labs.embed import cases, oracle
 from grader.labs.embed.contract import (
     ATOL,
     CONSTANTS,
@@ -71,7 +71,8 @@ class _Link:
 
 @functools.lru_cache(maxsize=1)
 def _links() -> tuple[_Link, ...]:
-    table = oracle.make_table(V, D, SEED)
+    # The checks' own table, the very object: the child receives it once.
+    table = cases.real_table()
     row = table[PROBE]
     target = oracle.nearest_by_cosine(table, PROBE, K)[STRETCH_RANK]
     other = table[target]
@@ -293,7 +294,7 @@ def calls(first_id: int) -> list[Call]:
 
 @functools.lru_cache(maxsize=1)
 def _limit() -> int:
-    return answer_limit(oracle.make_table(V, D, SEED))
+    return answer_limit(cases.real_table())
 
 
 def measure(outcomes: Sequence[Outcome], constants: Mapping[str, Any]) -> dict[str, Measured]:
