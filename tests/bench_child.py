@@ -46,6 +46,7 @@ if str(ROOT) not in sys.path:
 
 from grader.engine.cli import main as cli_main  # noqa: E402
 from grader.engine.sandbox import child as sandbox_child  # noqa: E402
+from grader.engine.sandbox import program as sandbox_program  # noqa: E402
 from grader.engine.sandbox.pipe import Pipe  # noqa: E402
 
 REFERENCE = ROOT / "embed.py"
@@ -140,7 +141,7 @@ def replay(python: str, messages: list[bytes], program: str, profile: str = "") 
             f.write(retarget(messages, module))
         r, w = os.pipe()
         if program == "harness":
-            source = sandbox_child._child_program(sandbox_child.CHILD)
+            source = sandbox_program.child_program(sandbox_program.CHILD)
             code = "SOURCE = %r\nPROFILE = %r\nOUT = %d\n%s" % (source, profile, w, HARNESS)
         else:
             code = program
@@ -184,7 +185,7 @@ def call_seconds(messages: list[bytes], python: str) -> tuple[int, float]:
         shutil.copyfile(REFERENCE, module)
         data = retarget(messages, module)
         proc = subprocess.run(
-            [python, "-I", "-S", "-B", "-c", sandbox_child._child_program(sandbox_child.CHILD)],
+            [python, "-I", "-S", "-B", "-c", sandbox_program.child_program(sandbox_program.CHILD)],
             input=data,
             capture_output=True,
             cwd=tmp,
@@ -226,10 +227,9 @@ def programs(python: str, child: Path) -> tuple[str, str]:
     """The -c argument as the sandbox builds it for this interpreter, and the harness."""
     sandbox_child.CHILD = child
     same = os.path.realpath(python) == os.path.realpath(sys.executable)
-    program = (
-        sandbox_child._compiled_program(child) if same else sandbox_child._child_program(child)
-    )
-    return program, "harness"
+    if same:
+        return sandbox_program.compiled_program(child), "harness"
+    return sandbox_program.child_program(child), "harness"
 
 
 def figures(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -255,7 +255,7 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--instructions", action="store_true", help="count them with valgrind")
-    ap.add_argument("--child", type=Path, default=sandbox_child.CHILD, help="the child's program")
+    ap.add_argument("--child", type=Path, default=sandbox_program.CHILD, help="the child's program")
     ap.add_argument(
         "--against", type=Path, help="another child's program, replayed in turn with --child"
     )

@@ -171,12 +171,15 @@ class Scripted:
     def close(self) -> None:
         pass
 
+    def spawn(self) -> None:
+        pass
+
     def load(self) -> Loaded:
         names: dict[str, Any] = {n: "function" for n in FUNCTIONS}
         names.update(self.constants)
         return Loaded(True, names, (), None, "", "", 0.0)
 
-    def run(self, calls: list[Call], listen: Any = None) -> list[Outcome]:
+    def run(self, calls: list[Call], listen: Any = None, sent: Any = None) -> list[Outcome]:
         out = []
         for i, c in enumerate(calls):
             line = self.lines[i % len(self.lines)]

@@ -201,9 +201,7 @@ class Grading(Judging):
             # while the last answers are judged.  The child is closed while the
             # report is graded.
             try:
-                # The child's interpreter is started from this thread, at once: from
-                # the worker, each step of the start would wait for this thread to
-                # let go of the interpreter lock while it draws the cases.
+                # Started from the worker, each step would wait for this busy thread.
                 box.spawn()
                 loading = child.submit(box.load)
                 plan = self.lab.cases(self.opts.seed, tuple(c.id for c in checks))
@@ -228,9 +226,7 @@ class Grading(Judging):
                     )
                 report_dir = None
                 if report is not None and reporting:
-                    # Once the calls are out: loading the report's checks here would
-                    # slow the thread that encodes and sends them.
-                    sent.wait()
+                    sent.wait()  # loading the checks would slow the thread sending calls
                     report.prepare()
                     report_dir = self.opts.report_dir or default_report_dir(self.path, report.files)
                 early = self.judge_arriving(plan, index, answers)

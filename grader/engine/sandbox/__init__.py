@@ -8,9 +8,9 @@ standing for subclasses and unknown objects and ``Raised`` for exceptions.
 
 What lives here, from the bottom up: ``limits`` (sizes and times), ``records`` (the
 plain data in and out), ``encoding`` (values on the wire), ``pipe`` (lines from the
-child), ``processes`` (finding and killing them, cgroups), ``isolation`` (process,
-user or bubblewrap), ``budget`` (the time a submission may take), and the
-``Sandbox`` itself in layers: ``child`` (start and stop one child), ``loading``
+child), ``processes`` (finding and killing them, cgroups), ``program`` (the child's
+code as handed over), ``isolation`` (process, user or bubblewrap), ``budget`` (the
+time a submission may take), and the ``Sandbox`` itself in layers: ``child`` (start and stop one child), ``loading``
 (import the module, restart), ``running`` (calls) and ``box`` (the report writer).
 
 Modules here may import the standard library, ``grader.engine.wire``,

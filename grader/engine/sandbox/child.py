@@ -3,20 +3,13 @@ limits and isolation, and stopping it with everything it started."""
 
 from __future__ import annotations
 
-import binascii
-import functools
-import importlib.machinery
-import marshal
 import os
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-import types
 from collections.abc import Collection, Sequence
-from pathlib import Path
-from typing import Any
 
 from grader.engine import safefs, users, wire
 from grader.engine.sandbox.budget import Budget
@@ -47,63 +40,11 @@ from grader.engine.sandbox.processes import (
     status_text,
     sweep,
 )
+from grader.engine.sandbox.program import CHILD, CHILD_TAG, child_program, compiled_program
 from grader.engine.sandbox.records import Loaded, SandboxError
 from grader.engine.wire import OffProtocol, decode
 
-CHILD = Path(__file__).parent.with_name("_child.py")
-# The child's program is handed to the interpreter with ``-c``: no file of the
-# installed package is ever run (or named in sys.argv) where the child could write.
-CHILD_TAG = "# embed-grader child"
 MODULE_FILE = "embed.py"  # the default name of the child's copy of the student's module
-
-
-MAX_ARGUMENT = 100_000  # characters of the -c argument (Linux takes 128 KiB in one)
-
-
-@functools.lru_cache(maxsize=4)
-def _child_program(path: Path) -> str:
-    """The child's source as the ``-c`` argument, read once per process."""
-    return CHILD_TAG + "\n" + path.read_text(encoding="utf-8")
-
-
-class _ReadingLoader(importlib.machinery.SourceFileLoader):
-    """Reads the compiled file an install wrote beside the source (or compiles the
-    source when there is none, or it is stale); never writes one: a batch watches
-    the grader's folders for changes."""
-
-    def set_data(self, path: str, data: Any, *, _mode: int = 0o666) -> None:
-        pass
-
-
-def _renamed(code: types.CodeType, name: str) -> types.CodeType:
-    """The code with every function in it named as coming from ``name``."""
-    consts = tuple(
-        _renamed(c, name) if isinstance(c, types.CodeType) else c for c in code.co_consts
-    )
-    return code.replace(co_filename=name, co_consts=consts)
-
-
-@functools.lru_cache(maxsize=4)
-def _compiled_program(path: Path) -> str:
-    """The same program compiled, for a child run by this very interpreter: the ``-c``
-    argument then only unpacks it, instead of compiling a thousand lines at every
-    start.  The code comes from the compiled file of the install when it is there
-    (compiling it here would take several milliseconds), under the name
-    ``<string>``, so that the child's code tells nothing of where the grader lives.
-    The source program when it would not fit in one argument."""
-    source = _child_program(path)
-    try:
-        loaded = _ReadingLoader("_child", str(path)).get_code("_child")
-    except (ImportError, OSError, SyntaxError, ValueError):
-        loaded = None
-    if loaded is not None:
-        code = _renamed(loaded, "<string>")
-    else:
-        code = compile(source, "<string>", "exec", dont_inherit=True)
-    packed = binascii.b2a_base64(marshal.dumps(code), newline=False).decode("ascii")
-    program = "%s\nimport binascii, marshal\nexec(marshal.loads(binascii.a2b_base64('%s')))\n"
-    program %= (CHILD_TAG, packed)
-    return program if len(program) < MAX_ARGUMENT else source
 
 
 def _read_module(path: str) -> bytes:
@@ -174,7 +115,7 @@ class Child:
             raise SandboxError(problem)
         try:
             same = os.path.realpath(self.python) == os.path.realpath(sys.executable)
-            self._program = _compiled_program(CHILD) if same else _child_program(CHILD)
+            self._program = compiled_program(CHILD) if same else child_program(CHILD)
         except OSError as exc:
             raise SandboxError("the child runner %s is missing" % CHILD) from exc
         # The module is read once, here: every child imports its own copy of these
@@ -278,8 +219,14 @@ class Child:
         self._pipe = Pipe(self._proc)
 
     def _ready(self) -> None:
-        """The child's first line, which says it runs; then the child in its cgroup."""
+        """The child in its cgroup and its first line, which says it runs."""
         assert self._pipe is not None and self._proc is not None
+        # The process started here joins at once, while its interpreter starts: the
+        # first move into a cgroup can take a process 20 ms (made here, in the
+        # thread that talks to the child, not in the one that spawned it).
+        if self._cgroup is not None and not self._cgroup.add(self._proc.pid):
+            self._cgroup.remove()
+            self._cgroup = None
         try:
             line = self._pipe.line(time.monotonic() + START_TIMEOUT, SMALL_LINE)
             if line is None:
@@ -290,22 +237,25 @@ class Child:
             raise SandboxError(
                 "the child runner did not start with %s: %s" % (self.python, why)
             ) from None
-        if self._cgroup is not None and not self._join_cgroup(self._cgroup, self._proc.pid):
+        if (
+            self._cgroup is not None
+            and self.isolation == "bwrap"
+            and not self._join_cgroup(self._cgroup, self._proc.pid)
+        ):
             self._cgroup.remove()
             self._cgroup = None
 
     def _join_cgroup(self, group: Cgroup, pid: int) -> bool:
-        """Move the child's processes into its cgroup, before the module is imported.
+        """Move every process of the child into its cgroup, before the module is
+        imported.
 
         A process's children are born in its cgroup: bubblewrap forks the child's
-        processes as soon as it starts, so each of them is moved, not only the one
-        started here.  Once the child has said it runs, all of them exist, and none
-        starts another before the module is imported.  (The first move into a
-        cgroup can take a process 20 ms: it is made here, in the thread that talks
-        to the child, not in the one that spawned it.)
+        processes as soon as it starts, maybe before the one it runs in joined, so
+        each of them is moved.  Once the child has said it runs, all of them exist,
+        and none starts another before the module is imported.
         """
-        pids = [pid] + (descendants(pid) if self.isolation == "bwrap" else [])
-        for p in pids:
+        pids = [pid, *descendants(pid)]
+        for p in pids[1:]:
             group.add(p)
         inside = set(group.pids())
         # One that ended meanwhile is not missing.

@@ -1,0 +1,67 @@
+"""The child's program as the parent hands it to the interpreter: the source of
+``grader/engine/_child.py``, or its compiled code when the child runs this very
+interpreter."""
+
+from __future__ import annotations
+
+import binascii
+import functools
+import importlib.machinery
+import marshal
+import types
+from pathlib import Path
+from typing import Any
+
+CHILD = Path(__file__).parent.with_name("_child.py")
+# The child's program is handed to the interpreter with ``-c``: no file of the
+# installed package is ever run (or named in sys.argv) where the child could write.
+CHILD_TAG = "# embed-grader child"
+
+
+MAX_ARGUMENT = 100_000  # characters of the -c argument (Linux takes 128 KiB in one)
+
+
+@functools.lru_cache(maxsize=4)
+def child_program(path: Path) -> str:
+    """The child's source as the ``-c`` argument, read once per process."""
+    return CHILD_TAG + "\n" + path.read_text(encoding="utf-8")
+
+
+class _ReadingLoader(importlib.machinery.SourceFileLoader):
+    """Reads the compiled file an install wrote beside the source (or compiles the
+    source when there is none, or it is stale); never writes one: a batch watches
+    the grader's folders for changes."""
+
+    def set_data(self, path: str, data: Any, *, _mode: int = 0o666) -> None:
+        pass
+
+
+def _renamed(code: types.CodeType, name: str) -> types.CodeType:
+    """The code with every function in it named as coming from ``name``."""
+    consts = tuple(
+        _renamed(c, name) if isinstance(c, types.CodeType) else c for c in code.co_consts
+    )
+    return code.replace(co_filename=name, co_consts=consts)
+
+
+@functools.lru_cache(maxsize=4)
+def compiled_program(path: Path) -> str:
+    """The same program compiled, for a child run by this very interpreter: the ``-c``
+    argument then only unpacks it, instead of compiling a thousand lines at every
+    start.  The code comes from the compiled file of the install when it is there
+    (compiling it here would take several milliseconds), under the name
+    ``<string>``, so that the child's code tells nothing of where the grader lives.
+    The source program when it would not fit in one argument."""
+    source = child_program(path)
+    try:
+        loaded = _ReadingLoader("_child", str(path)).get_code("_child")
+    except (ImportError, OSError, SyntaxError, ValueError):
+        loaded = None
+    if loaded is not None:
+        code = _renamed(loaded, "<string>")
+    else:
+        code = compile(source, "<string>", "exec", dont_inherit=True)
+    packed = binascii.b2a_base64(marshal.dumps(code), newline=False).decode("ascii")
+    program = "%s\nimport binascii, marshal\nexec(marshal.loads(binascii.a2b_base64('%s')))\n"
+    program %= (CHILD_TAG, packed)
+    return program if len(program) < MAX_ARGUMENT else source
