@@ -44,6 +44,13 @@ def real_table() -> Table:
     return oracle.make_table(CONSTANTS["VOCAB"], CONSTANTS["DIM"], CONSTANTS["SEED"])
 
 
+@functools.lru_cache(maxsize=8)
+def real_nearest(token_id: int, k: int, by: str) -> tuple[int, ...]:
+    """The oracle's neighbours of a row of the exercise's table (the report's figures
+    and the calls that measure them need the same ones)."""
+    return tuple(oracle.nearest(real_table(), token_id, k, by))
+
+
 def value(rng: random.Random) -> float:
     """A table cell: mostly like make_table's, sometimes an integer-valued or tiny one."""
     pick = rng.random()

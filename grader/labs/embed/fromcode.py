@@ -74,7 +74,7 @@ def _links() -> tuple[_Link, ...]:
     # The checks' own table, the very object: the child receives it once.
     table = cases.real_table()
     row = table[PROBE]
-    target = oracle.nearest_by_cosine(table, PROBE, K)[STRETCH_RANK]
+    target = cases.real_nearest(PROBE, K, "cosine")[STRETCH_RANK]
     other = table[target]
     stretched = oracle.stretch(table, target, STRETCH_FACTOR)
     scaled = oracle.scaled_lookup(table, [PROBE, target], D)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from grader.labs.embed import oracle
+from grader.labs.embed import cases, oracle
 from grader.labs.embed.contract import (
     CONSTANTS,
     PROBE,
@@ -25,15 +25,15 @@ from grader.labs.embed.reports.findings import KEYS, _close
 @functools.lru_cache(maxsize=1)
 def _expected() -> tuple[tuple[str, Any], ...]:
     vocab, dim, seed = CONSTANTS["VOCAB"], CONSTANTS["DIM"], CONSTANTS["SEED"]
-    table = oracle.make_table(vocab, dim, seed)
+    table = cases.real_table()  # make_table(vocab, dim, seed), drawn once
     plain = oracle.lookup(table, [PROBE])[0]
     via_one_hot = oracle.row_times_matrix(oracle.one_hot(PROBE, vocab), table)
     twice = oracle.lookup(table, [PROBE, PROBE])
     scores = oracle.logits(table, plain)
     best = max(range(len(scores)), key=lambda t: (scores[t], -t))
     growth = oracle.vocab_growth(vocab, dim, VOCAB_FACTOR)
-    cos_list = oracle.nearest_by_cosine(table, PROBE, K)
-    dot_list = oracle.nearest_by_dot(table, PROBE, K)
+    cos_list = list(cases.real_nearest(PROBE, K, "cosine"))
+    dot_list = list(cases.real_nearest(PROBE, K, "dot"))
     target = cos_list[STRETCH_RANK]
     stretched = oracle.stretch(table, target, STRETCH_FACTOR)
     other = oracle.lookup(table, [target])[0]
