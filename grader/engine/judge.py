@@ -60,6 +60,14 @@ def judge(
         m = diff(expect.kind, expect.value, outcome.value)
         if m is None:
             return None
+    if (
+        outcome.kind == "raised"
+        and isinstance(expect, Raises)
+        and outcome.raised is not None
+        and outcome.raised.type != "_Stopped"
+        and outcome.raised.is_a(expect.exc)
+    ):
+        return None  # the exception asked for: settled before the call is written out
     base: dict[str, Any] = {"call": case.shown, "fn": case.fn}
     if outcome.kind == "timeout":
         return Verdict(Status.TIMEOUT, "timeout", dict(base, seconds="%g" % timeout))
