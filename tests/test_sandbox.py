@@ -753,3 +753,22 @@ def test_a_sweep_passes_over_the_ended_leader_and_kills_what_it_left() -> None:
         with contextlib.suppress(OSError):
             os.killpg(leader.pid, signal.SIGKILL)
         leader.wait()
+
+
+def test_a_spawned_child_is_taken_over_once_and_not_after_an_abort(basic: Path) -> None:
+    with Sandbox(basic, names=NAMES, constants=CONSTANTS, timeout=2.0) as sb:
+        sb.spawn()
+        first = sb._proc
+        assert first is not None
+        sb.spawn()  # a second spawn keeps the child it has
+        assert sb._proc is first
+        assert sb.load().ok
+        assert sb._proc is first  # the load took the spawned child over
+    with Sandbox(basic, names=NAMES, constants=CONSTANTS, timeout=2.0) as sb:
+        sb.spawn()
+        pid = sb._proc.pid if sb._proc is not None else -1
+        sb.abort()  # the grader is stopping
+        with pytest.raises(SandboxError, match="closed"):
+            sb.load()
+        assert sb._proc is None and sb._tmp is None
+        assert _state(pid) in (b"Z", b"gone")

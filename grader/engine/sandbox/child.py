@@ -154,6 +154,9 @@ class Child:
 
     def _start(self) -> None:
         """A child started (or the one spawned ahead taken over) and ready."""
+        if self._closed:
+            self._stop()
+            raise SandboxError("the sandbox is closed")
         if not self._spawned:
             self._spawn()
         self._spawned = False
