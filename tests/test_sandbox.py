@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grader.engine.sandbox import (
     CHILD,
@@ -772,3 +774,11 @@ def test_a_spawned_child_is_taken_over_once_and_not_after_an_abort(basic: Path) 
             sb.load()
         assert sb._proc is None and sb._tmp is None
         assert _state(pid) in (b"Z", b"gone")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.booleans()))
+def test_a_number_is_written_as_the_json_encoder_writes_it(x: object) -> None:
+    from grader.engine.sandbox import encoding
+
+    assert encoding.encoded(x) == encoding.dumps(encoding.encode(x))

@@ -114,7 +114,12 @@ def encoded(value: Any) -> str:
     them once saves most of the parent's work per submission.  The entry keeps the
     object alive, so its id cannot be reused while it is remembered.
     """
-    if type(value) not in (list, tuple, dict):
+    t = type(value)
+    if t is int:
+        return int.__repr__(value)  # the text the JSON encoder writes, without it
+    if t is float and math.isfinite(value):
+        return float.__repr__(value)
+    if t not in (list, tuple, dict):
         return dumps(encode(value))
     hit = _ENCODED.get(id(value))
     if hit is not None and hit[0] is value:

@@ -98,6 +98,7 @@ class Running(Loading):
         refs: dict[int, str] = {}
         values: dict[str, str] = {}
         texts: dict[int, tuple[str, list[str]]] = {}
+        names: dict[str, str] = {}  # each function's name as JSON text
         for i in todo:
             c = calls[i]
             args = []
@@ -112,11 +113,14 @@ class Running(Loading):
                     used.append(ref)
                 else:
                     args.append(encoded(a))
+            name = names.get(c.fn)
+            if name is None:
+                name = names[c.fn] = dumps(c.fn)
             text = '{"id":%d,"fn":%s,"args":[%s],"count":%s,"max":%d}' % (
                 i,
-                dumps(c.fn),
+                name,
                 ",".join(args),
-                dumps(list(c.count)),
+                dumps(list(c.count)) if c.count else "[]",
                 c.limit,
             )
             texts[i] = (text, used)
