@@ -782,3 +782,57 @@ def test_a_number_is_written_as_the_json_encoder_writes_it(x: object) -> None:
     from grader.engine.sandbox import encoding
 
     assert encoding.encoded(x) == encoding.dumps(encoding.encode(x))
+
+
+LEADER_GONE = """
+import ctypes, sys, threading, time
+
+def spin():
+    while True:
+        time.sleep(0.01)
+
+threading.Thread(target=spin).start()
+sys.stdout.write("ready\\n")
+sys.stdout.flush()
+ctypes.CDLL(None).pthread_exit(None)
+"""
+
+
+def _pthread_exit() -> bool:
+    try:
+        import ctypes
+
+        return hasattr(ctypes.CDLL(None), "pthread_exit")
+    except (ImportError, OSError):
+        return False
+
+
+@pytest.mark.skipif(
+    not os.path.isdir("/proc/self") or not _pthread_exit(), reason="needs /proc and pthread_exit"
+)
+def test_a_sweep_kills_a_process_whose_first_thread_ended_while_others_run() -> None:
+    # Its /proc entry says zombie, but a thread of it still runs: it must be killed.
+    leader = subprocess.Popen(
+        [sys.executable, "-c", LEADER_GONE], stdout=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        assert leader.stdout is not None and leader.stdout.readline() == b"ready\n"
+        for _ in range(500):
+            if _state(leader.pid) == b"Z":
+                break
+            time.sleep(0.01)
+        assert _state(leader.pid) == b"Z"
+        assert len(os.listdir("/proc/%d/task" % leader.pid)) == 2
+        assert processes.sweep(leader.pid, b"EMBED_GRADER_RUN=none") == 1
+        for _ in range(500):
+            if (
+                not os.path.isdir("/proc/%d/task" % leader.pid)
+                or len(os.listdir("/proc/%d/task" % leader.pid)) <= 1
+            ):
+                break
+            time.sleep(0.01)
+        assert leader.wait(5) == -signal.SIGKILL
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(leader.pid, signal.SIGKILL)
+        leader.wait()

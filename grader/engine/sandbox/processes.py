@@ -13,13 +13,14 @@ import time
 
 def _proc_stat(pid: str) -> tuple[int, int, int] | None:
     """(ppid, process group, session) of a process from /proc; None if it is gone or
-    has already ended (a zombie runs nothing, and no signal removes it: only its
-    parent's wait does)."""
+    has ended (a zombie runs nothing, and no signal removes it: only its parent's
+    wait does).  A process whose first thread ended while others run shows as a
+    zombie too: it is alive."""
     try:
         with open("/proc/%s/stat" % pid, "rb") as f:
             data = f.read()
         fields = data[data.rindex(b")") + 2 :].split()
-        if fields[0] in (b"Z", b"X"):
+        if fields[0] in (b"Z", b"X") and len(os.listdir("/proc/%s/task" % pid)) <= 1:
             return None
         return int(fields[1]), int(fields[2]), int(fields[3])
     except (OSError, ValueError, IndexError):
