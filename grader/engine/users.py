@@ -30,6 +30,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from grader.engine import procfs
+
 FIRST_UID = 64100
 COUNT = 800
 _LOCK_DIRS = ("/run/embed-grader-users",)
@@ -139,17 +141,9 @@ def lease() -> Lease:
     raise OSError(errno.EAGAIN, "no free user id for the child")
 
 
-def _zombie(pid: str) -> bool:
-    try:
-        with open("/proc/%s/stat" % pid, "rb") as f:
-            data = f.read()
-        return data[data.rindex(b")") + 2 : data.rindex(b")") + 3] == b"Z"
-    except (OSError, ValueError):
-        return True  # gone
-
-
 def processes_of(uid: int) -> list[int]:
-    """The live processes (not the dead waiting to be reaped) whose owner is ``uid``."""
+    """The live processes (not the dead waiting to be reaped, ``procfs.ended``) whose
+    owner is ``uid``."""
     found: list[int] = []
     try:
         names = os.listdir("/proc")
@@ -158,7 +152,7 @@ def processes_of(uid: int) -> list[int]:
     for name in names:
         if name.isdigit():
             try:
-                if os.stat("/proc/" + name).st_uid == uid and not _zombie(name):
+                if os.stat("/proc/" + name).st_uid == uid and not procfs.ended(name):
                     found.append(int(name))
             except OSError:
                 pass

@@ -14,8 +14,9 @@ time a submission may take), and the ``Sandbox`` itself in layers: ``child`` (st
 (import the module, restart), ``running`` (calls) and ``box`` (the report writer).
 
 Modules here may import the standard library, ``grader.engine.wire``,
-``grader.engine.safefs``, ``grader.engine.users`` and each other (a layer only
-those below it); never a lab: the names to ask for come from the caller.
+``grader.engine.safefs``, ``grader.engine.users``, ``grader.engine.procfs`` and each
+other (a layer only those below it); never a lab: the names to ask for come from
+the caller.
 """
 
 from grader.engine.sandbox.box import Sandbox

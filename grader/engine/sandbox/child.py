@@ -285,11 +285,14 @@ class Child:
         if self._cgroup is not None:
             self._cgroup.kill()
         # Before the child is reaped: its descendants still name it as their parent.
-        sweep(proc.pid, ("%s=%s" % (MARKER, self._marker)).encode())
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        # Once it is, its pid may be another process's, which must not be killed.
+        reaped = proc.returncode is not None
+        sweep(proc.pid, ("%s=%s" % (MARKER, self._marker)).encode(), reaped=reaped)
+        if not reaped:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         try:
             proc.wait(5.0)
         except subprocess.TimeoutExpired:

@@ -10,21 +10,16 @@ import sys
 import tempfile
 import time
 
+from grader.engine import procfs
+
 
 def _proc_stat(pid: str) -> tuple[int, int, int] | None:
     """(ppid, process group, session) of a process from /proc; None if it is gone or
-    has ended (a zombie runs nothing, and no signal removes it: only its parent's
-    wait does).  A process whose first thread ended while others run shows as a
-    zombie too: it is alive."""
-    try:
-        with open("/proc/%s/stat" % pid, "rb") as f:
-            data = f.read()
-        fields = data[data.rindex(b")") + 2 :].split()
-        if fields[0] in (b"Z", b"X") and len(os.listdir("/proc/%s/task" % pid)) <= 1:
-            return None
-        return int(fields[1]), int(fields[2]), int(fields[3])
-    except (OSError, ValueError, IndexError):
+    has ended (``procfs.ended``: a zombie none of whose threads runs)."""
+    st = procfs.stat(pid)
+    if st is None or procfs.ended(pid, st[0]):
         return None
+    return st[1], st[2], st[3]
 
 
 def descendants(leader: int) -> list[int]:
@@ -51,31 +46,34 @@ def descendants(leader: int) -> list[int]:
 
 
 def has_marker(pid: str, tag: bytes) -> bool:
-    try:
-        with open("/proc/%s/environ" % pid, "rb") as f:
-            return tag in f.read()
-    except OSError:
-        return False
+    return tag in procfs.environ(pid)
 
 
-def sweep(leader: int, tag: bytes, rounds: int = 20) -> int:
+def sweep(leader: int, tag: bytes, rounds: int = 20, reaped: bool = False) -> int:
     """SIGKILL every process the child started; how many were found.
 
     A process belongs to the child when it is in the child's process group or
     session, descends from the child, or carries the child's marker in its
     environment.  What escapes all four (a double fork after setsid() with a
     cleared environment) is found only by the cgroup or bubblewrap's pid namespace.
+
+    Once the child has been ``reaped`` its pid may have gone to another process: the
+    pid itself is then never killed, nor its group or session while a process has
+    that pid (as long as a group or session has members, the kernel gives its id to
+    no new process, so they are then the child's).
     """
     if not os.path.isdir("/proc/self"):
-        try:
-            os.killpg(leader, signal.SIGKILL)
-        except OSError:
-            pass
+        if not reaped:
+            try:
+                os.killpg(leader, signal.SIGKILL)
+            except OSError:
+                pass
         return 0
     me = os.getpid()
     found: set[int] = set()
     for _ in range(rounds):
-        family = {leader}
+        family = set() if reaped else {leader}
+        by_group = not reaped or not os.path.exists("/proc/%d" % leader)
         victims = []
         stats = {}
         for name in os.listdir("/proc"):
@@ -88,7 +86,9 @@ def sweep(leader: int, tag: bytes, rounds: int = 20) -> int:
         while grew:
             grew = False
             for pid, (ppid, pgrp, sid) in stats.items():
-                if pid not in family and (ppid in family or pgrp == leader or sid == leader):
+                if pid in family:
+                    continue
+                if ppid in family or (by_group and (pgrp == leader or sid == leader)):
                     family.add(pid)
                     grew = True
         for pid in stats:
@@ -135,6 +135,9 @@ class Cgroup:
         if not cgroups_usable():
             return None
         for root in cls.roots():
+            if root not in _CLEARED:
+                _CLEARED.add(root)
+                clear_stale(root)
             path = os.path.join(root, "embed-grader-%d-%s" % (os.getpid(), os.urandom(4).hex()))
             try:
                 os.mkdir(path)
@@ -159,12 +162,21 @@ class Cgroup:
     def add(self, pid: int) -> bool:
         return self.write("cgroup.procs", str(pid))
 
+    def groups(self) -> list[str]:
+        """This cgroup and those made inside it (a child run as root can make them),
+        the deepest first."""
+        return [folder for folder, _, _ in os.walk(self.path, topdown=False)] or [self.path]
+
     def pids(self) -> list[int]:
-        try:
-            with open(os.path.join(self.path, "cgroup.procs")) as f:
-                return [int(x) for x in f.read().split()]
-        except (OSError, ValueError):
-            return []
+        """The processes in this cgroup and in those inside it."""
+        found = []
+        for folder in self.groups():
+            try:
+                with open(os.path.join(folder, "cgroup.procs")) as f:
+                    found += [int(x) for x in f.read().split()]
+            except (OSError, ValueError):
+                pass
+        return found
 
     def kill(self) -> None:
         self.write("cgroup.kill", "1")
@@ -182,13 +194,34 @@ class Cgroup:
     def remove(self) -> None:
         for _ in range(50):
             try:
-                os.rmdir(self.path)
+                for folder in self.groups():
+                    os.rmdir(folder)
                 return
             except FileNotFoundError:
-                return
+                if not os.path.isdir(self.path):
+                    return
             except OSError:
                 self.kill()
                 time.sleep(0.005)
+
+
+def clear_stale(root: str) -> None:
+    """Remove the cgroups that graders no longer running left in ``root`` (a grader
+    killed outright cannot remove its own), killing what still runs in them."""
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        parts = name.split("-")
+        if len(parts) != 4 or parts[:2] != ["embed", "grader"] or not parts[2].isdigit():
+            continue
+        if int(parts[2]) == os.getpid() or os.path.exists("/proc/%s" % parts[2]):
+            continue
+        Cgroup(os.path.join(root, name)).remove()
+
+
+_CLEARED: set[str] = set()  # roots cleared of stale cgroups by this process
 
 
 _NO_CGROUP: list[bool] = []
