@@ -125,22 +125,27 @@ def test_a_cgroup_made_inside_the_childs_is_emptied_and_removed() -> None:
 
 
 @pytest.mark.skipif(not CGROUPS, reason="no pids cgroup can be made here (Linux, as root)")
-def test_cgroups_left_by_a_grader_that_is_gone_are_removed() -> None:
-    with started(["true"]) as gone:
-        gone.wait()
-    root = processes.Cgroup.roots()[0]
-    stale = Path(root) / ("embed-grader-%d-0badc0de" % gone.pid)
-    live = Path(root) / ("embed-grader-%d-0badc0de" % os.getpid())
+def test_only_old_empty_cgroups_of_graders_are_removed() -> None:
+    # A grader killed outright leaves its cgroup; one in another pid namespace (its
+    # pid unseen here) may be using any that is not both empty and old.
+    root = Path(processes.Cgroup.roots()[0])
+    tag = "%d-%s" % (os.getpid(), os.urandom(4).hex())
+    stale, fresh, busy = (root / ("embed-grader-%s-%s" % (tag, n)) for n in ("a", "b", "c"))
+    old = time.time() - 2 * processes.STALE_AFTER
     with started(["sleep", "600"]) as sleeper:
         try:
-            stale.mkdir()
-            live.mkdir()
-            (stale / "cgroup.procs").write_text(str(sleeper.pid))
-            processes.clear_stale(root)
+            for path in (stale, fresh, busy):
+                path.mkdir()
+            (stale / "inner").mkdir()
+            (busy / "cgroup.procs").write_text(str(sleeper.pid))
+            for path in (stale, busy):
+                os.utime(path, (old, old))
+            processes.clear_stale(str(root))
             assert not stale.exists()
-            assert live.exists()  # this grader's own
-            assert sleeper.wait(5) == -signal.SIGKILL
+            assert fresh.exists()  # made a moment ago: its child may be about to join
+            assert busy.exists() and sleeper.poll() is None  # in use: never killed
         finally:
-            for path in (stale, live):
+            processes.Cgroup(str(busy)).remove()
+            for path in (stale / "inner", stale, fresh):
                 with contextlib.suppress(OSError):
                     path.rmdir()

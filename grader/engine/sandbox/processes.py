@@ -205,20 +205,29 @@ class Cgroup:
                 time.sleep(0.005)
 
 
+STALE_AFTER = 60.0  # seconds: an empty cgroup of a grader this old is left over
+
+
 def clear_stale(root: str) -> None:
-    """Remove the cgroups that graders no longer running left in ``root`` (a grader
-    killed outright cannot remove its own), killing what still runs in them."""
+    """Remove the empty cgroups that graders left in ``root`` (one killed outright
+    cannot remove its own).  Only empty ones made over STALE_AFTER ago: a grader in
+    another pid namespace, whose pid this one cannot see, may be using any other, and
+    a grader's cgroup is empty only for a moment after it makes it."""
     try:
         names = os.listdir(root)
     except OSError:
         return
     for name in names:
-        parts = name.split("-")
-        if len(parts) != 4 or parts[:2] != ["embed", "grader"] or not parts[2].isdigit():
+        if not name.startswith("embed-grader-"):
             continue
-        if int(parts[2]) == os.getpid() or os.path.exists("/proc/%s" % parts[2]):
+        group = Cgroup(os.path.join(root, name))
+        try:
+            if time.time() - os.stat(group.path).st_mtime < STALE_AFTER or group.pids():
+                continue
+            for folder in group.groups():
+                os.rmdir(folder)
+        except OSError:
             continue
-        Cgroup(os.path.join(root, name)).remove()
 
 
 _CLEARED: set[str] = set()  # roots cleared of stale cgroups by this process
