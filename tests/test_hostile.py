@@ -261,18 +261,20 @@ OUTSIDE = Path("/tmp/embed-grader-hostile-outside.txt")  # what tests/hostile/fi
 
 
 @contextmanager
-def outside_file(name: str) -> Iterator[Path]:
+def outside_file(name: str, tmp_path: Path) -> Iterator[Path]:
     """The file the ``files`` attack writes outside its folder, held by one test at a time.
 
     Tests run in parallel workers: without the lock, the process-mode run (where the
     write succeeds, a documented limit) could make the bubblewrap run look escaped.
+    The lock lives in pytest's folder that the workers of a run share (above each
+    worker's own), not among the grader's temporary folders.
     """
     if name != "files":
         yield OUTSIDE
         return
     import fcntl
 
-    with open(os.path.join(tempfile.gettempdir(), "embed-grader-hostile.lock"), "w") as lock:
+    with open(tmp_path.parent.parent / "hostile-files.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         OUTSIDE.unlink(missing_ok=True)
         try:
@@ -284,7 +286,7 @@ def outside_file(name: str) -> Iterator[Path]:
 
 @pytest.mark.parametrize("name", sorted(ATTACKS))
 def test_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with outside_file(name) as outside:
+    with outside_file(name, tmp_path) as outside:
         attack(name, tmp_path, monkeypatch, outside)
 
 
@@ -326,7 +328,7 @@ def attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside: 
     + ["forged_lines", "forged_loaded", "slow_reload"],
 )
 def test_attack_in_bwrap(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with outside_file(name) as outside:
+    with outside_file(name, tmp_path) as outside:
         attack_in_bwrap(name, tmp_path, monkeypatch, outside)
 
 
@@ -366,7 +368,7 @@ def test_attack_as_unprivileged_user(
 ) -> None:
     secret = secret_file()
     try:
-        with outside_file(name):  # a user of its own may still write in /tmp
+        with outside_file(name, tmp_path):  # a user of its own may still write in /tmp
             report = run_attack(name, tmp_path, monkeypatch, isolation="user", python=PUBLIC_PYTHON)
     finally:
         secret.unlink()
