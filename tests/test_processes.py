@@ -69,6 +69,41 @@ def _gone_or_ended(pid: int) -> bool:
     return procfs.ended(str(pid))
 
 
+def _state(pid: int) -> bytes:
+    st = procfs.stat(str(pid))
+    return b"gone" if st is None else st[0]
+
+
+@pytest.mark.skipif(not LINUX, reason="needs /proc")
+def test_a_sweep_passes_over_the_ended_leader_and_kills_what_it_left() -> None:
+    # A killed child stays a zombie until its parent waits for it: no signal ends
+    # it, so the sweep must not count it (it looped over it for 20 rounds).
+    with started(["/bin/sh", "-c", "sleep 600 & sleep 600 & wait"]) as leader:
+        _until(lambda: len(processes.descendants(leader.pid)) == 2, "two sleeps")
+        left = processes.descendants(leader.pid)
+        assert len(left) == 2
+        os.kill(leader.pid, signal.SIGKILL)
+        _until(lambda: _state(leader.pid) == b"Z", "the leader a zombie")
+        assert _state(leader.pid) == b"Z"
+        assert processes.sweep(leader.pid, b"EMBED_GRADER_RUN=none") == 2
+        for pid in left:
+            _until(lambda pid=pid: _state(pid) in (b"Z", b"gone"), "the sleep %d killed" % pid)
+            assert _state(pid) in (b"Z", b"gone")
+
+
+@pytest.mark.skipif(not LINUX or not _pthread_exit(), reason="needs /proc and pthread_exit")
+def test_a_sweep_kills_a_process_whose_first_thread_ended_while_others_run() -> None:
+    # Its /proc entry says zombie, but a thread of it still runs: it must be killed.
+    with started([sys.executable, "-c", FIRST_THREAD_GONE], stdout=subprocess.PIPE) as leader:
+        assert leader.stdout is not None and leader.stdout.readline() == b"ready\n"
+        _until(lambda: _state(leader.pid) == b"Z", "shown as a zombie")
+        assert _state(leader.pid) == b"Z"
+        assert len(os.listdir("/proc/%d/task" % leader.pid)) == 2
+        assert processes.sweep(leader.pid, b"EMBED_GRADER_RUN=none") == 1
+        _until(lambda: len(procfs.threads(str(leader.pid))) <= 1, "its threads killed")
+        assert leader.wait(5) == -signal.SIGKILL
+
+
 @pytest.mark.skipif(not LINUX or not _pthread_exit(), reason="needs /proc and pthread_exit")
 def test_a_process_whose_first_thread_ended_is_alive_and_carries_its_marker() -> None:
     env = dict(os.environ, EMBED_GRADER_RUN="probe-%d" % os.getpid())
