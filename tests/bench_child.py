@@ -1,10 +1,10 @@
 """Benchmark of the child process alone: ``python tests/bench_child.py [-n N] [--profile]``.
 
 It grades the reference ``embed.py`` once in this process (with ``--format json``)
-and records every message the parent sends to its children, the closing ``bye``
-left out.  Then it replays these messages N times (default 10) to fresh child
-processes started as the sandbox starts them (``PYTHON -I -S -B -c PROGRAM`` in a
-temporary folder that holds a copy of the module), with fd 0 the recorded messages,
+and records every message the parent sends to its children.  Then it replays these
+messages N times (default 10) to fresh child processes started as the sandbox starts
+them (``PYTHON -I -S -B -c PROGRAM`` in a temporary folder that holds a copy of the
+module), with fd 0 the recorded messages,
 fd 1 ``/dev/null`` and fd 2 a scratch file, and prints:
 
 - the wall time of a whole child (interpreter start, program, import, every call);
@@ -114,8 +114,7 @@ def capture(seed: int) -> list[bytes]:
             "note: the grading started %d children; the first one's messages are replayed"
             % len(order)
         )
-    messages = sent[order[0]]
-    return [m for m in messages if json.loads(m).get("op") != "bye"]
+    return sent[order[0]]
 
 
 def retarget(messages: list[bytes], module: str) -> bytes:

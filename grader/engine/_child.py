@@ -1157,8 +1157,6 @@ def main():
             child.run(msg)
         elif op == "report":
             child.report(msg)
-        elif op == "bye":
-            return
         else:
             raise ValueError("unknown op %r" % (op,))
 
