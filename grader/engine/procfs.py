@@ -42,10 +42,11 @@ def ended(pid: str, state: bytes | None = None) -> bool:
 
 def environ(pid: str) -> bytes:
     """The process's environment.  Once its first thread has ended the process's own
-    file reads empty: the other threads' files still show it."""
-    for path in ["/proc/%s/environ" % pid] + [
-        "/proc/%s/task/%s/environ" % (pid, tid) for tid in threads(pid) if tid != pid
-    ]:
+    file reads empty: another thread's file still shows it (all share one memory, so
+    one of them is enough)."""
+    paths = ["/proc/%s/environ" % pid]
+    paths += ["/proc/%s/task/%s/environ" % (pid, tid) for tid in threads(pid) if tid != pid][:1]
+    for path in paths:
         try:
             with open(path, "rb") as f:
                 data = f.read()
