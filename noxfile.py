@@ -125,7 +125,8 @@ def mutants(session: nox.Session) -> None:
 
 @nox.session
 def exercises(session: nox.Session) -> None:
-    """Regenerate the student stub exercises/embed.py (``-- --check`` only compares)."""
+    """Regenerate the student stub exercises/embed.py and the fingerprints of it and of
+    the reference that the grader ships (``-- --check`` only compares)."""
     session.run(
         "python",
         "-m",
@@ -134,6 +135,7 @@ def exercises(session: nox.Session) -> None:
         "exercises/embed.py",
         *session.posargs,
     )
+    session.run("python", "-m", "grader.engine.prints", *session.posargs)
 
 
 @nox.session(reuse_venv=True)

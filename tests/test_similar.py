@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib.util
 import itertools
+import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-from grader.engine import similar
+from grader.engine import prints, similar
 from grader.engine.batch import BatchOptions, run_batch
+from grader.engine.lab import find
 from grader.labs.embed.contract import BY_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -195,3 +200,69 @@ def test_links_and_pipes_are_not_read(tmp_path: Path) -> None:
         [(p.stem, p) for p in sorted(tmp_path.glob("*.py"))], solutions={}
     )
     assert found["compared"] == 1
+
+
+def installed_grader(tmp_path: Path) -> Path:
+    """The grader as ``nox -s grade`` installs it: built, then installed (not editable)
+    into a folder of its own, away from the repository's embed.py and exercises/."""
+    spec = importlib.util.spec_from_file_location(
+        "build_bundle", ROOT / "ci-templates" / "gradescope" / "build_bundle.py"
+    )
+    assert spec is not None and spec.loader is not None
+    bundler = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bundler)
+    wheel = bundler.build_wheel(ROOT, tmp_path / "dist")
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
+        + ["--target", str(site), str(wheel)],
+        check=True,
+    )
+    return site
+
+
+def test_flags_do_not_depend_on_how_the_grader_is_installed(tmp_path: Path) -> None:
+    reference = (ROOT / "embed.py").read_text(encoding="utf-8")
+    stub = (ROOT / "exercises" / "embed.py").read_text(encoding="utf-8")
+    root = tmp_path / "class"
+    # A byte-for-byte copy of the reference, two untouched stubs, one honest module.
+    for name, source in [("ann", reference), ("ben", stub), ("cat", stub)]:
+        (root / name).mkdir(parents=True)
+        (root / name / "embed.py").write_text(source, encoding="utf-8")
+    (root / "dan").mkdir()
+    shutil.copyfile(RIGHT[2], root / "dan" / "embed.py")
+    site = installed_grader(tmp_path)
+    run = subprocess.run(
+        [sys.executable, "-c", "import grader; print(grader.__file__)"],
+        env=dict(os.environ, PYTHONPATH=str(site)),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert Path(run.stdout.strip()).is_relative_to(site)
+    out = tmp_path / "installed"
+    subprocess.run(
+        [sys.executable, "-m", "grader", "batch", str(root), "--out", str(out)]
+        + ["--seed", "5", "--jobs", "2"],
+        env=dict(os.environ, PYTHONPATH=str(site)),
+        cwd=tmp_path,
+        capture_output=True,
+        check=True,
+    )
+    installed = json.loads((out / "summary.json").read_text(encoding="utf-8"))["similar"]
+    here = run_batch(root, tmp_path / "here", BatchOptions(seed=5, jobs=2)).summary["similar"]
+    assert installed["close_to_solutions"] == here["close_to_solutions"]
+    assert installed["pairs"] == here["pairs"] == []
+    close = {(c["id"], c["solution"]) for c in installed["close_to_solutions"]}
+    assert close == {("ann", similar.REFERENCE)}
+
+
+def test_the_shipped_fingerprints_are_current() -> None:
+    assert prints.main(["--check"]) == 0, "run python -m grader.engine.prints"
+    lab = find()
+    assert lab.prints is not None and lab.prints.is_file()
+    shipped = prints.shipped(lab)
+    assert set(shipped) == {prints.SHIPPED_STUB, prints.SHIPPED_REFERENCE}
+    # Numbers only: no line of the reference can be read back from them.
+    assert "def " not in lab.prints.read_text(encoding="utf-8")

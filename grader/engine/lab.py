@@ -132,6 +132,9 @@ class Lab:
     solutions: tuple[Path, ...] = ()  # complete solutions (the oracle): similarity flags
     reference: Path | None = None  # the model answer, when the course keeps it at hand
     stub: Path | None = None  # the module students start from
+    prints: Path | None = (
+        None  # fingerprints of the stub and the reference (grader/engine/prints.py)
+    )
     report_groups: tuple[tuple[str, tuple[str, ...]], ...] = ()  # Gradescope's report tests
     spec: str = ""  # what find() was given; set by find()
     plan: Callable[[int, tuple[str, ...]], tuple[tuple[Check, tuple[Case, ...]], ...]] | None = None

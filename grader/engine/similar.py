@@ -1,38 +1,30 @@
 """Submissions that look alike: winnowed token fingerprints, as MOSS computes them.
 
-Advisory only: nothing here changes a score.  Each module is cut into Python
-tokens with comments, docstrings and layout dropped and every name the student
-chose replaced by one placeholder (keywords, builtins and attribute names
-stay), so renaming variables or reformatting changes nothing.  Every run of
-``K`` tokens is hashed, and of each window of ``W`` consecutive hashes the
-smallest is kept (winnowing): a shared stretch of ``K + W - 1`` tokens or more
-always leaves a shared fingerprint.
+Advisory only: nothing here changes a score.  Each module becomes a set of
+winnowed hashes of its normalised tokens (``winnowing.py``): renaming variables or
+reformatting changes nothing.
 
 Two modules are compared by how much of each one's fingerprints the other
 holds.  A pair is flagged when the larger share reaches ``THRESHOLD`` and at least
 ``MIN_SHARED`` fingerprints are shared, so that two short, obvious solutions are
 not flagged for saying the same few lines.  Fingerprints of the exercise's own
-stub (the code every student starts from) are left out when it is at hand.
+stub (the code every student starts from) are left out; when the stub's file is not
+at hand (an installed grader), the fingerprints the lab ships stand in for it.
 
 Besides the pairs, every submission is compared with the grader's oracle
 (``grader/labs/embed/oracle.py``, a complete solution the student has when the grader is
-installed) and with the reference solution when it is available; a module whose
+installed) and with the reference solution, from its file or from its shipped
+fingerprints (``grader/engine/prints.py``); a module whose
 source refers to the grader's files (an import of ``grader``, a path naming
 ``oracle.py``) is flagged as well, since it can load the oracle at run time.
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
 import hashlib
-import io
 import json
-import keyword
 import os
 import sys
-import tokenize
-import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,9 +32,9 @@ from typing import Any
 
 from grader.engine import safefs
 from grader.engine.lab import find
+from grader.engine.prints import SHIPPED_REFERENCE, SHIPPED_STUB, shipped
+from grader.engine.winnowing import K, W, normalized_tokens, refers_to_grader, winnow
 
-K = 12
-W = 8
 THRESHOLD = 0.6
 MIN_SHARED = 25
 # Only the start of a larger module is compared.
@@ -52,17 +44,6 @@ MAX_PAIRS = 100
 
 ORACLE = "grader oracle"
 REFERENCE = "reference solution"
-
-_KEEP_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist)
-_SKIP = {
-    tokenize.COMMENT,
-    tokenize.NL,
-    tokenize.ENCODING,
-    tokenize.ENDMARKER,
-    tokenize.TYPE_COMMENT,
-}
-# Parts of a string that point at the grader's own files or modules.
-_GRADER_WORDS = ("grader/", "grader\\", "grader.", "oracle.py", "site-packages", "dist-packages")
 
 
 @dataclass(frozen=True)
@@ -98,94 +79,6 @@ class Match:
             "b_in_a": round(self.b_in_a, 3),
             "shared": self.shared,
         }
-
-
-def normalized_tokens(source: str) -> list[str]:
-    """The module's tokens with names, strings and layout normalised; [] if it cannot be read."""
-    out: list[str] = []
-    after_dot = False
-    # A string that starts a logical line is a docstring or a bare expression.
-    line_start = True
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            kind, value = tok.type, tok.string
-            if kind in _SKIP:
-                continue
-            if kind == tokenize.NEWLINE:
-                out.append(";")
-                line_start, after_dot = True, False
-                continue
-            if kind in (tokenize.INDENT, tokenize.DEDENT):
-                out.append(">" if kind == tokenize.INDENT else "<")
-                continue
-            if kind == tokenize.STRING or tokenize.tok_name[kind].startswith("FSTRING"):
-                if not line_start:
-                    out.append("S")
-                after_dot = False
-                continue
-            if kind == tokenize.NAME:
-                out.append(value if after_dot or value in _KEEP_NAMES else "V")
-            elif kind == tokenize.NUMBER:
-                out.append(value)
-            else:
-                out.append(value)
-            after_dot = value == "."
-            line_start = False
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return out
-    # Collapse the empty lines a dropped docstring leaves behind; drop trailing commas.
-    collapsed: list[str] = []
-    for t in out:
-        if t == ";" and collapsed and collapsed[-1] in (";", ">"):
-            continue
-        if t in (")", "]", "}") and collapsed and collapsed[-1] == ",":
-            collapsed.pop()
-        collapsed.append(t)
-    return collapsed
-
-
-_TOKEN_IDS: dict[str, int] = {}
-
-
-def winnow(tokens: Sequence[str], k: int = K, w: int = W) -> frozenset[int]:
-    """The smallest hash of each window of ``w`` consecutive k-gram hashes.
-
-    Tokens become stable numbers first: the hash of a tuple of ints is the same in
-    every process of one Python version (unlike the hash of a string).
-    """
-    if len(tokens) < k:
-        return frozenset()
-    ids = _TOKEN_IDS
-    codes = [ids.get(t) or ids.setdefault(t, zlib.crc32(t.encode()) | 1) for t in tokens]
-    grams = [hash(tuple(codes[i : i + k])) for i in range(len(codes) - k + 1)]
-    if len(grams) <= w:
-        return frozenset({min(grams)})
-    return frozenset(min(grams[i : i + w]) for i in range(len(grams) - w + 1))
-
-
-def refers_to_grader(source: str) -> str:
-    """What in the source points at the grader's files ("" when nothing does)."""
-    low = source.lower()
-    if "grader" not in low and "oracle" not in low and "-packages" not in low:
-        return ""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return ""
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module]
-        for n in names:
-            if n.split(".")[0] == "grader":
-                return "import %s" % n
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            low = node.value.lower()
-            if len(low) < 300 and any(word in low for word in _GRADER_WORDS):
-                return repr(node.value)
-    return ""
 
 
 def fingerprint(name: str, source: str, base: frozenset[int] = frozenset()) -> Fingerprint:
@@ -276,6 +169,32 @@ def stub_path(lab: str | None = None) -> Path | None:
     return stub if stub is not None and stub.is_file() else None
 
 
+def _stub_prints(stub: Path | None, lab: str | None) -> frozenset[int]:
+    """The stub's fingerprints: from its file, else from those the lab ships."""
+    stub = stub if stub is not None else stub_path(lab)
+    source = _read(stub) if stub is not None else None
+    if source is not None:
+        return winnow(normalized_tokens(source))
+    return shipped(find(lab)).get(SHIPPED_STUB, frozenset()) if stub is None else frozenset()
+
+
+def _solution_prints(
+    solutions: dict[str, Path] | None, base: frozenset[int], lab: str | None
+) -> list[Fingerprint]:
+    """The known solutions' fingerprints; without ``solutions``, the lab's, with the
+    reference's shipped fingerprints when its file is not at hand."""
+    found = []
+    for label, path in (known_solutions(lab) if solutions is None else solutions).items():
+        source = _read(path)
+        if source is not None:
+            found.append(fingerprint(label, source, base))
+    if solutions is None and not any(f.name == REFERENCE for f in found):
+        reference = shipped(find(lab)).get(SHIPPED_REFERENCE)
+        if reference:
+            found.append(Fingerprint(REFERENCE, reference - base, 0))
+    return found
+
+
 def class_similarity(
     modules: Iterable[tuple[str, Path]],
     solutions: dict[str, Path] | None = None,
@@ -289,9 +208,7 @@ def class_similarity(
     stub when it is at hand.  ``cache`` is a file that keeps each module's fingerprints
     by the hash of its source, so that a rerun reads only what changed.
     """
-    stub = stub if stub is not None else stub_path(lab)
-    stub_source = _read(stub) if stub is not None else None
-    base = winnow(normalized_tokens(stub_source)) if stub_source else frozenset()
+    base = _stub_prints(stub, lab)
     known = _Cache(cache)
     prints = []
     for name, path in modules:
@@ -301,17 +218,18 @@ def class_similarity(
     known.save()
     pairs = similar_pairs(prints)
     close: list[dict[str, Any]] = []
-    for label, path in (known_solutions(lab) if solutions is None else solutions).items():
-        source = _read(path)
-        if source is None:
-            continue
-        solution = fingerprint(label, source, base)
+    for solution in _solution_prints(solutions, base, lab):
         for p in prints:
             m = compare(p, solution)
             # How much of the submission is found in the solution is what counts here.
             if m.a_in_b >= THRESHOLD and m.shared >= MIN_SHARED:
                 close.append(
-                    {"id": p.name, "solution": label, "similarity": round(m.a_in_b, 3), "why": ""}
+                    {
+                        "id": p.name,
+                        "solution": solution.name,
+                        "similarity": round(m.a_in_b, 3),
+                        "why": "",
+                    }
                 )
     for p in prints:
         if p.refers_to_grader:

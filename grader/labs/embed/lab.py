@@ -24,6 +24,7 @@ LAB = Lab(
     solutions=(HERE / "oracle.py",),
     reference=HERE.parents[2] / "embed.py",
     stub=HERE.parents[2] / "exercises" / "embed.py",
+    prints=HERE / "fingerprints.json",
     report_groups=(
         ("code.files", ("report.write", "report.same")),
         ("json.file", ("report.json.file", "report.json.schema")),
