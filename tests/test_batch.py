@@ -112,7 +112,8 @@ def test_every_kind_of_submission_gets_its_row(graded: tuple[Path, BatchResult])
     assert "boom at import" in rows["dave"].detail
     for ident in ("dave", "erin", "frank", "ivan"):
         assert rows[ident].steps.get(1, 0) == 0
-    assert "notes" not in rows["frank"].detail and "embed.py" in rows["frank"].detail
+    # No Python file at all: what the folder holds instead.
+    assert "notes.txt" in rows["frank"].detail and "embed.py" in rows["frank"].detail
     assert all(r.seed == SEED for r in result.rows)
     assert result.exit_status == 0 and result.graded == 7 and result.cached == 0
 

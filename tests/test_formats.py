@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from grader import grade
 from grader.engine.cli import main, parser
 from grader.engine.formats import clean, gradescope_results, render_gradescope, render_junit
 from grader.engine.outputs import FORMATS, render
+from grader.engine.render import render_text
 from grader.engine.results import CheckResult, Report, Status
 from grader.labs.embed.contract import MAX_SCORE
 
@@ -79,7 +81,7 @@ def validate_junit(xml: str) -> ET.Element:
     testsuites (tests, failures, errors, skipped, time) > testsuite (name, the same
     counts, time; properties > property (name, value)) > testcase (name, classname,
     time) with at most one of failure / error (message, type, text) / skipped
-    (message), and system-out.
+    (message), and system-out; after its test cases a suite may have a system-out.
     """
     assert xml.startswith('<?xml version="1.0" encoding="UTF-8"?>\n')
     xml.encode("utf-8")  # no lone surrogates
@@ -92,7 +94,10 @@ def validate_junit(xml: str) -> ET.Element:
         assert suite.get("name")
         assert float(suite.get("time", "x")) >= 0
         counts = dict.fromkeys(COUNTS, 0)
-        for child in suite:
+        children = list(suite)
+        if children and children[-1].tag == "system-out":
+            children.pop()
+        for child in children:
             if child.tag == "properties":
                 for prop in child:
                     assert prop.tag == "property" and set(prop.attrib) == {"name", "value"}
@@ -126,7 +131,8 @@ def test_formats_are_registered_and_offered() -> None:
 
 def test_junit_of_a_right_module(right: Report) -> None:
     root = validate_junit(render(right, "junit"))
-    assert int(root.get("tests", "0")) == len(right.checks)
+    graded = [c for c in right.checks if c.status is not Status.ADVISORY]
+    assert int(root.get("tests", "0")) == len(graded)
     assert root.get("failures") == root.get("errors") == "0"
     assert len(root.findall("testsuite")) == len({c.step for c in right.checks})
     props = {p.get("name"): p.get("value") for p in root.iter("property")}
@@ -142,6 +148,25 @@ def test_junit_of_a_wrong_module(wrong: Report) -> None:
     failure = next(root.iter("failure"))
     assert "\n" not in failure.get("message", "")
     assert "--seed 3" in (failure.text or "")  # the replay command is in the text
+
+
+def test_junit_counts_the_tests_the_text_counts(wrong: Report) -> None:
+    """A step's label says ``FAIL n/m``; its suite has m tests, n of them failing.  What
+    open behaviour did is no test: it is the suite's output."""
+    labels = re.findall(r"^step (\d) .*FAIL (\d+)/(\d+)$", render_text(wrong), re.M)
+    assert labels
+    root = validate_junit(render_junit(wrong))
+    suites = {int(s.get("name", "")[5]): s for s in root.findall("testsuite")}
+    for step, failing, total in labels:
+        suite = suites[int(step)]
+        assert suite.get("tests") == total, step
+        assert int(suite.get("failures", "")) + int(suite.get("errors", "")) == int(failing)
+    open_behaviour = [c for c in wrong.checks if c.status is Status.ADVISORY]
+    assert open_behaviour
+    notes = "".join(s.findtext("system-out") or "" for s in root.findall("testsuite"))
+    assert all(c.message in notes for c in open_behaviour)
+    names = {case.get("name") for case in root.iter("testcase")}
+    assert not names & {c.id for c in open_behaviour}
 
 
 def test_junit_escapes_what_xml_cannot_hold() -> None:

@@ -223,6 +223,20 @@ def test_a_writer_that_raises_shows_the_students_line(tmp_path: Path) -> None:
     assert {c.code for c in rest} == {"report.code.not_read"}
 
 
+def test_every_failed_report_check_has_its_replay_line(tmp_path: Path) -> None:
+    """The README promises a replay command for every failure: the report's too, and
+    it fails that check again."""
+    source = patched("    rms_plain = rms(plain)\n", "    rms_plain = rms(plain) + 1\n")
+    path = submission(tmp_path, source)
+    report = grade(path, seed=8)
+    failed = [c for c in report.checks if c.step == 8 and not c.ok]
+    assert len(failed) >= 2
+    for c in failed:
+        assert c.reproduce.endswith("--seed 8 --check %s" % c.id), c.id
+    again = grade(path, seed=8, only=[failed[0].id])
+    assert [c.id for c in again.checks if not c.ok] == [failed[0].id]
+
+
 def test_a_missing_writer_says_how_to_write_the_reports(tmp_path: Path) -> None:
     source = patched("def write_report(", "def write_reports(")
     source = source.replace("    write_report(sys.argv", "    write_reports(sys.argv")

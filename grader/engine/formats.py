@@ -79,7 +79,9 @@ def render_junit(report: Report, lang: str = "en") -> str:
 
     A wrong answer is a ``failure``; an exception, a crash or a call that did not
     return in time is an ``error``; a check not graded is ``skipped``.  The seed and
-    the score are ``properties`` of every suite.
+    the score are ``properties`` of every suite.  What behaviour the contract leaves
+    open did is no test (it is never graded, and the text report does not count it):
+    it is the suite's ``system-out``.
     """
     import xml.etree.ElementTree as ET  # only this format needs it
 
@@ -101,6 +103,8 @@ def render_junit(report: Report, lang: str = "en") -> str:
         suite = ET.SubElement(root, "testsuite", name=clean(title))
         _properties(suite, dict(properties, state=text("status." + states[step], lang)))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        notes = [clean(c.message) for c in checks if c.status is Status.ADVISORY]
+        checks = [c for c in checks if c.status is not Status.ADVISORY]
         for c in checks:
             case = ET.SubElement(
                 suite,
@@ -127,6 +131,8 @@ def render_junit(report: Report, lang: str = "en") -> str:
             el.set("message", _one_line("%s (%s)" % (clean(c.message), points)))
             if c.status is not Status.SKIP:
                 el.text = body
+        if notes:
+            ET.SubElement(suite, "system-out").text = "\n".join(notes)
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value

@@ -391,7 +391,7 @@ class Grading(Judging):
                     d.message,
                     d.weight,
                     code=d.code,
-                    replay=False,
+                    replay=True,  # every failure has its replay line
                     called=set(d.called),
                     details=dict(d.details),
                 )

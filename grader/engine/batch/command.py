@@ -182,15 +182,20 @@ def _run(args: argparse.Namespace, opts: BatchOptions, lang: str) -> BatchResult
         args.out,
         opts,
         on_start=lambda total, todo: print(
-            text("batch.found", lang, total=total, todo=todo, jobs=opts.workers()),
-            file=err,
-            flush=True,
+            found_line(total, todo, opts.workers(), lang), file=err, flush=True
         ),
         on_row=lambda row, done, total: print(
             _progress_line(row, done, total), file=err, flush=True
         ),
         on_note=lambda note: print(note, file=err, flush=True),
     )
+
+
+def found_line(total: int, todo: int, jobs: int, lang: str) -> str:
+    """How many submissions there are and how many get graded: "the others" only when
+    some were left as they were."""
+    key = "batch.found_all" if todo >= total else "batch.found"
+    return text(key, lang, total=total, todo=todo, jobs=jobs)
 
 
 def _progress_line(row: Row, done: int, total: int) -> str:
@@ -233,7 +238,7 @@ def _with_bar(root: str, out: str, opts: BatchOptions) -> BatchResult:
 
         def started(total: int, todo: int) -> None:
             bar.update(task, total=total)
-            found = text("batch.found", opts.lang, total=total, todo=todo, jobs=opts.workers())
+            found = found_line(total, todo, opts.workers(), opts.lang)
             bar.console.print(found, markup=False, highlight=False)
 
         def advanced(row: Row, done: int, total: int) -> None:

@@ -73,11 +73,22 @@ def grade_one(job: Job) -> Graded:
             sub, GRADER_ERROR, job.seed, detail, find(job.lab), time.perf_counter() - start
         )
         row.detail += "\n" + traceback.format_exc(limit=8)
-    return problem_feedback(row, job.lang)
+    return problem_feedback(row, job.lang, shown_module(sub, find(job.lab).module_file))
 
 
-def problem_feedback(row: Row, lang: str) -> Graded:
-    """Feedback for a submission that has no grading report."""
+def shown_module(sub: Submission, module_file: str) -> str:
+    """The module as the student names it: inside their folder, else the lab's file name."""
+    if sub.module is not None and sub.report_dir is not None:
+        try:
+            return sub.module.relative_to(sub.source).as_posix()
+        except ValueError:
+            pass
+    return module_file
+
+
+def problem_feedback(row: Row, lang: str, path: str) -> Graded:
+    """Feedback for a submission that has no grading report; its JSON follows the
+    schema of ``--format json`` (``path`` is the module as the student names it)."""
     lines = [
         "embed-grader · %s · %s" % (row.id, text("render.seed", lang, seed=row.seed)),
         "",
@@ -89,6 +100,7 @@ def problem_feedback(row: Row, lang: str) -> Graded:
     ]
     data = {
         "id": row.id,
+        "path": path,
         "seed": row.seed,
         "score": row.total,
         "max_score": row.max,

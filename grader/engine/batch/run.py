@@ -25,7 +25,7 @@ from typing import Any
 
 from grader.engine import integrity, safefs
 from grader.engine.batch.cache import CACHE_FILE, Cache, cache_key, grader_fingerprint
-from grader.engine.batch.job import Graded, Job, grade_one, problem_feedback
+from grader.engine.batch.job import Graded, Job, grade_one, problem_feedback, shown_module
 from grader.engine.batch.rows import (
     GRADER_ERROR,
     BatchOptions,
@@ -177,7 +177,7 @@ def run_batch(
                 on_row(row, done, len(subs))
         for sub, seed, _ in pending:
             row = empty_row(sub, sub.problem, seed, sub.detail, lab)
-            finish(problem_feedback(row, opts.lang), None)
+            finish(problem_feedback(row, opts.lang, shown_module(sub, lab.module_file)), None)
         with _executor(opts) as pool:
             futures: dict[Future[Graded], Job] = {pool.submit(grade_one, j): j for j in jobs}
             since_check: list[str] = []  # finished since the last check that found nothing
@@ -207,7 +207,9 @@ def run_batch(
                     except Exception as exc:  # the worker itself died
                         detail = "%s: %s" % (type(exc).__name__, exc)
                         graded = problem_feedback(
-                            empty_row(job.sub, GRADER_ERROR, job.seed, detail, lab), opts.lang
+                            empty_row(job.sub, GRADER_ERROR, job.seed, detail, lab),
+                            opts.lang,
+                            shown_module(job.sub, lab.module_file),
                         )
                     finish(graded, job.key)
                     cache.save_soon()

@@ -118,11 +118,23 @@ def find_module(folder: Path, name: str) -> Path | None:
 
 
 def _missing_detail(folder: Path, lang: str = "en") -> str:
+    """Why a folder has nothing to grade: the Python files it holds, else whatever it holds."""
     try:
-        others = sorted(p.name for p in folder.iterdir() if p.suffix == ".py")
+        names = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
     except OSError as exc:
         return text("batch.unreadable", lang, error=os_error(exc))
-    return text("batch.missing", lang, found=", ".join(others[:5]) or "-")
+    python = [n for n in names if n.endswith(".py")]
+    if python:
+        return text("batch.missing", lang, found=_some(python))
+    if names:
+        return text("batch.missing_none", lang, found=_some(names))
+    return text("batch.missing_empty", lang)
+
+
+def _some(names: Sequence[str], shown: int = 5) -> str:
+    """The first names, and how many more there are."""
+    more = " (+%d)" % (len(names) - shown) if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
 
 
 def _ident(name: str) -> str:
