@@ -94,12 +94,14 @@ def test_a_named_tuple_is_a_tuple_for_shape():
     assert diff(Answer.SHAPE, (2, 3), Foreign("Rows", "list", [2, 3])).reason == "shape_type"
 
 
-def test_counts_need_every_key_as_an_int():
+def test_counts_need_exactly_their_keys_each_an_int():
     want = oracle.vocab_growth(4, 3, 2)
-    assert diff(Answer.COUNTS, want, dict(want, extra=1)) is None
-    assert (
-        diff(Answer.COUNTS, want, {k: v for k, v in want.items() if k != "saved"}).reason == "keys"
-    )
+    m = diff(Answer.COUNTS, want, dict(want, extra=1))
+    assert m.reason == "keys_extra" and m.got == ["extra"]
+    assert diff(Answer.COUNTS, want, dict(want, **{"Saved": 1})).got == ["Saved"]
+    assert diff(Answer.COUNTS, want, {**want, 7: 7}).reason == "keys_extra"
+    m = diff(Answer.COUNTS, want, {k: v for k, v in want.items() if k != "saved"})
+    assert m.reason == "keys" and m.got == ["saved"]
     m = diff(Answer.COUNTS, want, dict(want, saved=float(want["saved"])))
     assert m.reason == "int_type" and m.path == '["saved"]'
 

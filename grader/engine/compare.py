@@ -201,9 +201,13 @@ def counts_diff(expected: dict[str, int], got: Any, path: str = "") -> Mismatch 
     got = _plain(got)
     if not isinstance(got, dict):
         return Mismatch(path, expected, got, "not_dict")
+    # Exactly these keys: a missing key and an extra one are both named.
     missing = [k for k in expected if k not in got]
     if missing:
-        return Mismatch(path, sorted(expected), sorted(map(str, got)), "keys")
+        return Mismatch(path, sorted(expected), sorted(missing), "keys")
+    extra = [k for k in got if type(k) is not str or k not in expected]
+    if extra:
+        return Mismatch(path, sorted(expected), sorted(extra, key=repr), "keys_extra")
     for key, value in expected.items():
         m = int_diff(value, got[key], '%s["%s"]' % (path, key))
         if m is not None:

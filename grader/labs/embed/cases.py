@@ -10,6 +10,7 @@ two (exact ties), and the real constants.
 from __future__ import annotations
 
 import functools
+import math
 import random
 
 from grader.labs.embed import oracle
@@ -86,10 +87,17 @@ def ids_for(rng: random.Random, vocab: int, n: int) -> list[int]:
 
 
 def out_of_range_ids(rng: random.Random, vocab: int) -> list[int]:
-    """Ids just outside the vocabulary: V, -1, -V, and a few further out."""
-    return sorted(
-        {vocab, -1, -vocab, vocab + rng.randint(1, 5), -rng.randint(2, vocab + 3)}, key=abs
-    )
+    """Ids outside the vocabulary, at its ends and far from them: V, V + k, -1, -V,
+    -V - 1, and one further out on each side."""
+    far = {vocab + rng.randint(1, 5), vocab + rng.randint(6, 10**6), -vocab - rng.randint(2, 10**6)}
+    return sorted({vocab, -1, -vocab, -vocab - 1} | far, key=abs)
+
+
+def far_ids(rng: random.Random, vocab: int) -> list[int]:
+    """The out-of-range ids every function taking an id is tried on: V and -1 at the
+    ends, V + k and -V - 1 beyond them, and one negative id between (-V..-2)."""
+    between = [-rng.randint(2, vocab)] if vocab >= 2 else []
+    return [-1, vocab, vocab + rng.randint(1, 5), -vocab - 1] + between
 
 
 def tie_table(rng: random.Random, rows: int, cells: int) -> tuple[Table, int]:
@@ -110,9 +118,37 @@ def tie_table(rng: random.Random, rows: int, cells: int) -> tuple[Table, int]:
         t[others[2]] = [x * power for x in t[others[0]]]
     if len(others) >= 4:
         t[others[3]] = [0.0] * cells
-    if len(others) >= 5 and rng.random() < 0.5:
-        t[others[4]] = list(t[probe])  # a twin of the probe: the best score, not the probe
+    if len(others) >= 5:
+        # A twin of the probe: the best score, not the probe.  Its cosine with the
+        # probe rounds above 1 in the usual formula (math.acos of it raises).
+        t[probe] = above_one(rng, cells)
+        t[others[4]] = list(t[probe])
     return t, probe
+
+
+def plain_cosine(a: list[float], b: list[float]) -> float:
+    """The cosine as a plain loop computes it: dot / (sqrt(a.a) * sqrt(b.b))."""
+
+    def dot(x: list[float], y: list[float]) -> float:
+        total = 0.0
+        for p, q in zip(x, y):
+            total += p * q
+        return total
+
+    lengths = math.sqrt(dot(a, a)) * math.sqrt(dot(b, b))
+    return dot(a, b) / lengths if lengths else 0.0
+
+
+def above_one(rng: random.Random, cells: int) -> list[float]:
+    """A row whose cosine with a copy of itself rounds above 1 in ``plain_cosine``
+    (1.0000000000000002): a near-duplicate of it is the edge a formula through
+    math.acos breaks on.  A single cell never does; there any row is returned."""
+    row = [rng.random() - 0.5 for _ in range(cells)]
+    for _ in range(200 if cells > 1 else 0):
+        if plain_cosine(row, row) > 1.0:
+            break
+        row = [rng.random() - 0.5 for _ in range(cells)]
+    return row
 
 
 def stretched_real(rng: random.Random) -> tuple[Table, int]:

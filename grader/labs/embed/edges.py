@@ -39,14 +39,19 @@ def required(function: str) -> set[str]:
     if "ids" in params:
         need |= {"empty ids", "repeated id"}
     if by_index:
-        need |= {"id -1 raises", "id V raises"}
+        need |= {"id -1 raises", "id V raises", "id past V raises", "id below -V raises"}
     if any(p in VECTORS for p in params):
         need |= {"empty vector", "tiny vector", "large vector"}
         if table:
             need |= {"vector one too long raises", "vector one too short raises"}
     if "k" in params:
-        need |= {"k = 0", "k = 1", "k = V - 1", "near tie"}
+        need |= {"k = 0", "k = 1", "k = V - 1", "near tie", "copy of the probe"}
+    if function in BY_COSINE:
+        need.add("cosine rounds above 1")
     return need
+
+
+BY_COSINE = ("cosine", "nearest_by_cosine")  # functions whose answer rests on a cosine
 
 
 def _rectangular(t: Sequence[Sequence[float]]) -> bool:
@@ -121,6 +126,10 @@ def edges_of(case: Case) -> set[str]:
             out.add("id -1 raises")
         if len(t) in bad:
             out.add("id V raises")
+        if any(type(i) is int and i > len(t) for i in bad):
+            out.add("id past V raises")
+        if any(type(i) is int and i < -len(t) for i in bad):
+            out.add("id below -V raises")
     for p in VECTORS:
         if p not in args:
             continue
@@ -145,6 +154,16 @@ def edges_of(case: Case) -> set[str]:
             out.add("k = V - 1")
         if _near_tie(t, args["token_id"], case.expect.by):
             out.add("near tie")
+        probe = list(t[args["token_id"]])
+        twins = [r for i, r in enumerate(t) if i != args["token_id"] and list(r) == probe]
+        if twins:
+            out.add("copy of the probe")
+            if case.fn in BY_COSINE and gen.plain_cosine(probe, list(twins[0])) > 1.0:
+                out.add("cosine rounds above 1")
+    if case.fn == "cosine" and not raises:
+        a, b = list(args["a"]), list(args["b"])
+        if a == b and gen.plain_cosine(a, b) > 1.0:
+            out.add("cosine rounds above 1")
     return out
 
 
@@ -179,6 +198,8 @@ ORDER = (
     "repeated id",
     "id -1 raises",
     "id V raises",
+    "id past V raises",
+    "id below -V raises",
     "empty vector",
     "tiny vector",
     "large vector",
@@ -188,6 +209,8 @@ ORDER = (
     "k = 1",
     "k = V - 1",
     "near tie",
+    "copy of the probe",
+    "cosine rounds above 1",
 )
 
 

@@ -137,6 +137,8 @@ def _cosine(rng: random.Random) -> list[Case]:
         for scale in (gen.TINY, 1.0, gen.LARGE):
             b = gen.scaled_vector(rng, len(a), scale)
             out.append(ret("cosine", (a, b), oracle.cosine(a, b)))
+    a = gen.above_one(rng, 6)  # the cosine of a with its copy rounds above 1
+    out.append(ret("cosine", (a, list(a)), oracle.cosine(a, list(a))))
     tea, coffee = [0.9, 0.2, -0.1], [0.8, 0.3, 0.0]
     out.insert(0, ret("cosine", (tea, coffee), oracle.cosine(tea, coffee)))
     return out
@@ -170,7 +172,7 @@ def _stretch(rng: random.Random) -> list[Case]:
 def _token_out_of_range(
     rng: random.Random, fn: str, extra: Callable[[gen.Table], tuple[Any, ...]]
 ) -> list[Case]:
-    """A token_id just outside the table: -1 and V.
+    """A token_id outside the table: -1 and V at its ends, V + k and -V - 1 beyond.
 
     Few cases on purpose: stretch is called once per case, and a module that leaves
     something behind after each call costs a restart of its child for every one.
@@ -178,7 +180,7 @@ def _token_out_of_range(
     one = gen.table(rng, 1, 1)
     out = [Case(fn, (one, -1) + extra(one), Raises("IndexError"))]
     t = gen.table(rng, 3, 2)
-    for token_id in (-1, len(t)):
+    for token_id in gen.far_ids(rng, len(t)):
         out.append(Case(fn, (t, token_id) + extra(t), Raises("IndexError")))
     return sorted(out, key=lambda c: gen.sizes(c.args))
 
