@@ -760,13 +760,20 @@ def _student_traceback(exc, path):
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != own]
         while frames and frames[0].filename != path:
             del frames[0]
-        text = "Traceback (most recent call last):\n"
-        text += "".join(traceback.format_list(frames))
-        text += "".join(traceback.format_exception_only(type(exc), exc))
+        # A function stopped by the grader: the parent's message says so, in the
+        # student's language; the frames show where the call was made.
+        last = [] if isinstance(exc, _Stopped) else traceback.format_exception_only(type(exc), exc)
+        shown = traceback.format_list(frames)
+        cut = False
+        while len(shown) > 1 and sum(map(len, shown)) > MAX_TRACEBACK:
+            del shown[0]  # whole frames, the earliest first
+            cut = True
+        text = "Traceback (most recent call last):\n" + ("  ...\n" if cut else "")
+        text += "".join(shown) + "".join(last)
     except BaseException:
         return ""
-    if len(text) > MAX_TRACEBACK:
-        text = "...\n" + text[-MAX_TRACEBACK:]
+    if len(text) > MAX_TRACEBACK + 1000:
+        text = text[: MAX_TRACEBACK + 1000]
     return text
 
 

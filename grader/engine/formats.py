@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from grader.engine import show
 from grader.engine.contract import REPORT
 from grader.engine.lab import Lab, find
 from grader.engine.messages import text
@@ -61,7 +62,7 @@ def check_text(check: CheckResult, lang: str) -> str:
         lines.append(text("snippet", lang, snippet=snippet))
     traceback = check.details.get("traceback")
     if traceback:
-        lines += str(traceback).splitlines()[-8:]
+        lines += show.traceback_tail(str(traceback))
     if check.reproduce:
         lines.append("%s: %s" % (text("render.replay", lang), check.reproduce))
     return "\n".join(clean(line) for line in lines)

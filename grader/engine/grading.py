@@ -170,6 +170,7 @@ class Grading(Judging):
         # function -> (arguments, answered right) of every call judged
         self.seen: dict[str, list[tuple[tuple[Any, ...], bool]]] = {}
         self.verdicts: dict[int, Verdict | None] = {}  # call id -> its verdict
+        self.hung: dict[str, Case] = {}  # function -> its first call that ran out of time
 
     def run(self) -> Report:
         start = time.perf_counter()
@@ -354,6 +355,8 @@ class Grading(Judging):
                 else:
                     verdict = judge(case, outcome, self.opts.timeout, self.lab.hints)
                 self.verdicts[outcome.id] = verdict
+                if outcome.kind == "timeout":
+                    self.hung.setdefault(case.fn, case)  # the plan's order is the calls' order
                 if outcome.kind in ("returned", "raised") and not isinstance(case.expect, Open):
                     right = verdict is None and not outcome.mutated
                     self.seen.setdefault(case.fn, []).append((case.args, right))
@@ -361,8 +364,7 @@ class Grading(Judging):
     def report_checks(
         self, report: ReportStep, written: Written, measured: Any, report_dir: Path
     ) -> None:
-        """The report step: what the module's writer wrote, and the files handed in
-        (in ``report_dir``)."""
+        """The report step: what the module's writer wrote, and the files in ``report_dir``."""
         if written.traceback:
             written = replace(written, traceback=self.portable(written.traceback) or "")
         findings = report.grade(

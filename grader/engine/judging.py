@@ -10,12 +10,17 @@ from typing import Any
 from grader.engine import show
 from grader.engine.contract import MODULE
 from grader.engine.expect import Case, Check, Open, Verdict
+from grader.engine.importing import load_draft
 from grader.engine.judge import judge
 from grader.engine.lab import Lab
 from grader.engine.options import selected
 from grader.engine.results import Status
 from grader.engine.sandbox import Loaded, Outcome
 from grader.engine.scoring import Draft, Scoring
+
+# Calls that were not run because of another call (one that hung, or the time that ran
+# out): the call that caused them is the one worth showing.
+NOT_RUN = frozenset({"skipped", "skipped_callee", "budget_spent", "budget_spent_fn"})
 
 
 class Judging(Scoring):
@@ -24,47 +29,11 @@ class Judging(Scoring):
 
     seen: dict[str, list[tuple[tuple[Any, ...], bool]]]
     verdicts: dict[int, Verdict | None]
+    hung: dict[str, Case]  # function -> its first call that ran out of time
 
     def module_checks(self, loaded: Loaded) -> None:
         if selected("imports.load", MODULE, 0, self.opts):
-            if loaded.ok:
-                d = Draft(
-                    "imports.load",
-                    0,
-                    MODULE,
-                    Status.PASS,
-                    self.msg("import_ok", elapsed="%.2f" % loaded.elapsed),
-                    replay=False,
-                )
-            elif loaded.error is None:
-                d = Draft(
-                    "imports.load",
-                    0,
-                    MODULE,
-                    Status.ERROR,
-                    self.msg(
-                        "import_crashed",
-                        detail=self.portable(loaded.traceback) or loaded.detail or "no answer",
-                    ),
-                    code="import_crashed",
-                )
-            else:
-                d = Draft(
-                    "imports.load",
-                    0,
-                    MODULE,
-                    Status.ERROR,
-                    self.msg(
-                        "import_error",
-                        raised=loaded.error.type,
-                        error=show.short(loaded.error.message, 300),
-                    ),
-                    code="import_error",
-                    details={"traceback": self.portable(loaded.traceback)},
-                )
-            if loaded.output:
-                d.details["output"] = loaded.output
-            self.drafts.append(d)
+            self.drafts.append(load_draft(loaded, self.msg, self.portable, self.opts.timeout))
         if selected("imports.stdlib", MODULE, 0, self.opts):
             if loaded.third_party:
                 self.drafts.append(
@@ -224,8 +193,9 @@ class Judging(Scoring):
                 check.weight,
                 replay=False,
             )
-        # The smallest input that shows the mistake is the one worth reading.
-        first = min(failed, key=lambda f: f[0].size)
+        # The smallest input that shows the mistake is the one worth reading; calls
+        # not run because of another come after every call that did run.
+        first = min(failed, key=lambda f: (f[2].code in NOT_RUN, f[0].size))
         case, outcome, verdict = first
         if (
             outcome.raised is not None
@@ -259,7 +229,17 @@ class Judging(Scoring):
         if hint and len(answers) > 1:
             hint = self.lab.hints.common(answers[:8]) or hint
         details: dict[str, Any] = {"case": case.shown}
-        snippet = show.snippet(case.fn, case.args, self.path, shown=self.shown)
+        code, params = verdict.code, verdict.params
+        hung = self.hung.get(case.fn)
+        if code == "skipped" and hung is not None:
+            # Not run because another call of the function hung: name that call.
+            code = "skipped_hung"
+            params = dict(params, hung=hung.shown, seconds="%g" % self.opts.timeout)
+        # A call that did not finish, or one that may not either, stops by itself.
+        limit = None
+        if verdict.status is Status.TIMEOUT or code in NOT_RUN:
+            limit = self.opts.timeout
+        snippet = show.snippet(case.fn, case.args, self.path, shown=self.shown, limit=limit)
         if snippet:
             details["snippet"] = snippet
         return Draft(
@@ -267,9 +247,9 @@ class Judging(Scoring):
             check.step,
             check.function,
             verdict.status,
-            self.msg(verdict.code, **verdict.params),
+            self.msg(code, **params),
             check.weight,
-            code=verdict.code,
+            code=code,
             hint=self.msg(hint) if hint else "",
             called=called or set(),
             details=details,

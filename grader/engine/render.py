@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from grader.engine import messages
+from grader.engine import messages, show
 from grader.engine.lab import find
 from grader.engine.layout import cells, escape, wrap, wrap_command
 from grader.engine.messages import text
@@ -172,7 +172,7 @@ def _entries(report: Report, lang: str, verbose: bool) -> list[_Entry]:
             if c.details.get("traceback"):
                 lines += [
                     _Entry("dim", _PROSE, "    " + line)
-                    for line in str(c.details["traceback"]).splitlines()[-8:]
+                    for line in show.traceback_tail(str(c.details["traceback"]))
                 ]
             if c.reproduce:
                 head = "  %s: " % t("render.replay")

@@ -120,13 +120,16 @@ def snippet(
     args: Sequence[Any],
     module: Path | None = None,
     shown: PurePosixPath | None = None,
+    limit: float | None = None,
 ) -> str | None:
     """A one-line shell command that makes the same call, when the inputs are small.
 
     It imports the module by its file name, from its folder when that is not the
     current one.  ``shown`` is the module's path as the student sees it, relative
     to their own folder: the command then goes into that path's folder, not into
-    the one on the grading machine.
+    the one on the grading machine.  With ``limit`` (a call that did not finish, or
+    one not run after such a call) the command stops itself after that many seconds
+    and shows where the code was, rather than holding the terminal.
     """
     parts = [literal(a) for a in args]
     if any(p is None for p in parts):
@@ -137,7 +140,11 @@ def snippet(
         name = module.stem if module is not None else "embed"
     if not name.isidentifier():
         return None
-    text = "python3 -c 'import %s; print(%s.%s(%s))'" % (
+    stop = ""
+    if limit is not None:
+        stop = "import faulthandler; faulthandler.dump_traceback_later(%g, exit=True); " % limit
+    text = "python3 -c '%simport %s; print(%s.%s(%s))'" % (
+        stop,
         name,
         name,
         fn,
@@ -149,3 +156,30 @@ def snippet(
     elif module is not None and module.resolve().parent != Path.cwd().resolve():
         text = "cd %s && %s" % (shlex.quote(str(module.resolve().parent)), text)
     return text if len(text) <= 500 else None
+
+
+def traceback_tail(text: str, most: int = 14) -> list[str]:
+    """The end of a traceback in whole frames, in at most about ``most`` lines.
+
+    A frame (its ``File`` line, its source line and the ``^^^`` marks under it) is
+    kept whole or left out; the exception's own lines are always kept.  Frames left
+    out at the start are shown as one ``...`` line.
+    """
+    blocks: list[list[str]] = []
+    for line in text.splitlines():
+        if not blocks or line.startswith('  File "') or not line.startswith(" "):
+            blocks.append([line])
+        else:
+            blocks[-1].append(line)
+    head = blocks.pop(0) if blocks and blocks[0][0].startswith("Traceback") else []
+    kept: list[list[str]] = []
+    used = len(head)
+    for block in reversed(blocks):
+        if kept and used + len(block) > most:
+            break
+        kept.insert(0, block)
+        used += len(block)
+    lines = list(head)
+    if len(kept) < len(blocks):
+        lines.append("  ...")
+    return lines + [line for block in kept for line in block]

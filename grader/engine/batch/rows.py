@@ -35,6 +35,8 @@ def gradebook_fields(lab: Lab) -> list[str]:
 
 
 FAILING = (Status.FAIL, Status.ERROR, Status.TIMEOUT)
+# The codes of a call, an import or a report writer that ran out of time itself.
+HUNG = frozenset({"timeout", "import_timeout", "report.write.timeout"})
 
 
 @dataclass(frozen=True)
@@ -111,10 +113,16 @@ def status_of(report: Report) -> tuple[str, str]:
         if load.details.get("traceback"):
             return IMPORT_ERROR, load.message
         return CRASHED, load.message
-    for status, code in ((CRASHED, "crashed"), (TIMEOUT, "timeout"), (TIMEOUT, "budget_spent")):
-        hit = next((c for c in report.checks if c.code == code), None)
-        if hit is not None:
-            return status, "%s: %s" % (hit.id, hit.message)
+    hit = next((c for c in report.checks if c.code == "crashed"), None)
+    if hit is not None:
+        return CRASHED, "%s: %s" % (hit.id, hit.message)
+    # A call that hung is named before the calls not run because of it.
+    timed = sorted(
+        (c for c in report.checks if c.status is Status.TIMEOUT),
+        key=lambda c: c.code not in HUNG,
+    )
+    if timed:
+        return TIMEOUT, "%s: %s" % (timed[0].id, timed[0].message)
     return GRADED, ""
 
 

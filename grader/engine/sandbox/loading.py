@@ -66,6 +66,7 @@ class Loading(Child):
                     output,
                     time.monotonic() - start,
                     "importing the module did not finish within %g s" % self.timeout,
+                    timed_out=True,
                 )
             got = wire.loaded(decode(line), self._functions(), self._constants())
         except (Died, TooLarge, OffProtocol) as exc:

@@ -26,6 +26,7 @@ class Loaded:
     output: str
     elapsed: float
     detail: str = ""  # when the import timed out or the child died: a short reason
+    timed_out: bool = False  # the import gave no answer in time
 
 
 @dataclass(frozen=True)

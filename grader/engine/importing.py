@@ -1,0 +1,65 @@
+"""The check of the module's import: it imported, raised, hung or stopped the process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from grader.engine import show
+from grader.engine.contract import MODULE
+from grader.engine.results import Status
+from grader.engine.sandbox import Loaded
+from grader.engine.scoring import Draft
+
+
+def load_draft(
+    loaded: Loaded,
+    msg: Callable[..., str],
+    portable: Callable[[str | None], str | None],
+    timeout: float,
+) -> Draft:
+    """The ``imports.load`` check of what importing the module gave."""
+    if loaded.ok:
+        d = Draft(
+            "imports.load",
+            0,
+            MODULE,
+            Status.PASS,
+            msg("import_ok", elapsed="%.2f" % loaded.elapsed),
+            replay=False,
+        )
+    elif loaded.timed_out:
+        d = Draft(
+            "imports.load",
+            0,
+            MODULE,
+            Status.TIMEOUT,
+            msg("import_timeout", seconds="%g" % timeout),
+            code="import_timeout",
+        )
+    elif loaded.error is None:
+        detail = portable(loaded.traceback) or loaded.detail or "no answer"
+        d = Draft(
+            "imports.load",
+            0,
+            MODULE,
+            Status.ERROR,
+            msg("import_crashed", detail=detail),
+            code="import_crashed",
+        )
+    else:
+        d = Draft(
+            "imports.load",
+            0,
+            MODULE,
+            Status.ERROR,
+            msg(
+                "import_error",
+                raised=loaded.error.type,
+                error=show.short(loaded.error.message, 300),
+            ),
+            code="import_error",
+            details={"traceback": portable(loaded.traceback)},
+        )
+    if loaded.output:
+        d.details["output"] = loaded.output
+    return d
