@@ -6,7 +6,8 @@ seed from the batch seed and the submission's id instead.  Submissions are grade
 in parallel (``--jobs``); each grading runs the student's module in its own child
 process, so a crash or a hang costs that submission its points and nothing more.
 
-The output folder gets ``gradebook.csv``, ``feedback/ID.txt``, ``feedback/ID.json`` and
+The output folder gets ``gradebook.csv`` (and the same grades for Canvas and Moodle,
+``gradebook-canvas.csv`` and ``gradebook-moodle.csv``), ``feedback/ID.txt``, ``feedback/ID.json`` and
 ``feedback/ID.html``, ``summary.txt`` and ``summary.json`` (with the similar submissions
 flagged, see ``grader.engine.similar``), ``report.html`` (the class on one page, see
 ``grader.engine.classpage``) and ``.cache.json``: a submission whose files,
@@ -18,6 +19,7 @@ What lives here, each module importing only those above it:
 - ``submissions``: finding the submissions in a folder, their ids, the files grading reads;
 - ``rows``: the batch's options, one row per submission, the gradebook;
 - ``summary``: the class at a glance (``summary.json`` and ``summary.txt``);
+- ``lms``: the gradebook in the CSV import formats of Canvas and Moodle;
 - ``cache``: ``.cache.json`` and the fingerprint of the grader;
 - ``job``: grading one submission in a worker;
 - ``run``: the whole batch, in parallel, stopped when grading changes a watched file;

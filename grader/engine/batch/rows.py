@@ -76,13 +76,13 @@ class Row:
 
     def csv(self, steps: Sequence[int]) -> dict[str, Any]:
         row: dict[str, Any] = {
-            "id": self.id,
+            "id": cell(self.id),
             "total": num(self.total),
             "max": num(self.max),
             "status": self.status,
             "seed": self.seed,
             "seconds": "%.2f" % self.seconds,
-            "detail": " ".join(self.detail.split())[:300],
+            "detail": cell(" ".join(self.detail.split())[:300]),
         }
         for s in steps:
             row["step%d" % s] = num(self.steps.get(s, 0.0))
@@ -98,6 +98,17 @@ class Row:
         values = dict(data)
         values["steps"] = {int(k): float(v) for k, v in data["steps"].items()}
         return cls(**values)
+
+
+# What a spreadsheet reads as the start of a formula.
+_FORMULA = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def cell(value: object) -> str:
+    """Text that no spreadsheet runs as a formula: one that starts like one gets a ``'``
+    in front (names and messages come from students)."""
+    text = str(value)
+    return "'" + text if text.startswith(_FORMULA) else text
 
 
 def num(x: float) -> str:

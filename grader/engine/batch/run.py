@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.engine import integrity, safefs
+from grader.engine.batch import lms
 from grader.engine.batch.cache import CACHE_FILE, Cache, cache_key, grader_fingerprint
 from grader.engine.batch.job import Graded, Job, grade_one, problem_feedback, shown_module
 from grader.engine.batch.rows import (
@@ -232,6 +233,8 @@ def run_batch(
         lab=lab.spec,
     )
     write_gradebook(out / "gradebook.csv", ordered, lab)
+    write_atomic(out / lms.CANVAS_FILE, lms.canvas_csv(ordered, lab.module_file, lab.max_score))
+    write_atomic(out / lms.MOODLE_FILE, lms.moodle_csv(ordered, lab.module_file))
     write_atomic(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     write_atomic(out / "summary.txt", summary_text(summary, opts.lang))
     from grader.engine.classpage import write_pages  # Jinja2 and pygal: not in the workers
