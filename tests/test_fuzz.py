@@ -149,6 +149,21 @@ def test_a_loaded_message_is_typed_or_off_protocol(junk: Any, field: str) -> Non
     assert all(got.names[n] in wire.STATES for n in FUNCTIONS if n in got.names)
 
 
+def test_keys_that_share_a_hash_make_no_dict() -> None:
+    """Inserting n keys of one hash costs n * n comparisons: such a dict stays pairs."""
+    same = 2**61 - 1  # ints that differ by a multiple of it share a hash
+    colliding = [[k * same, k] for k in range(1, 2000)]
+    got = wire.decode(json.dumps({"$": "dict", "v": colliding}))
+    assert isinstance(got, wire.Foreign) and got.why == "keys that share a hash"
+    assert got.value[:2] == [(same, 1), (2 * same, 2)]
+    tuples = [[{"$": "tuple", "v": [k * same, "x"]}, k] for k in range(1, 2000)]
+    assert isinstance(wire.decode(json.dumps({"$": "dict", "v": tuples})), wire.Foreign)
+    plain = wire.decode(json.dumps({"$": "dict", "v": [[k, -k] for k in range(2000)]}))
+    assert plain == {k: -k for k in range(2000)}
+    few = [[k * same, k] for k in range(wire.MAX_SAME_HASH)]
+    assert wire.decode(json.dumps({"$": "dict", "v": few})) == dict(few)
+
+
 class Scripted:
     """Stands for Sandbox: answers every call with the next of some drawn lines."""
 

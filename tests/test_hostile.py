@@ -79,6 +79,7 @@ ATTACKS: dict[str, tuple[set[str], set[str]]] = {
         {n.name for n in NAMES if not n.is_constant} - {"one_hot_mults", "nearest_by_cosine"},
         {"one_hot_mults", "nearest_by_cosine"},
     ),
+    "colliding_keys": ({"dot", "VOCAB"}, set()),
 }
 FUNCTIONS = {n.name for n in NAMES if not n.is_constant}
 TOKEN = "tok-4f1e9b0c7d"  # in the grader's environment: must never reach any output
@@ -325,7 +326,7 @@ def attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside: 
         "cleanup_link",
         "deep_tree",
     ]
-    + ["forged_lines", "forged_loaded", "slow_reload"],
+    + ["forged_lines", "forged_loaded", "slow_reload", "colliding_keys"],
 )
 def test_attack_in_bwrap(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with outside_file(name, tmp_path) as outside:

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from grader import grade
 from grader.engine.results import CheckResult, Report, Status
 from grader.engine.sandbox import Sandbox, WrittenFile
-from grader.engine.wire import OffProtocol, reported
+from grader.engine.wire import OffProtocol
+from grader.engine.wirefiles import reported
 from grader.labs.embed import reportstep
 from grader.labs.embed.contract import CONSTANTS, REPORT_JSON, REPORT_MD
 from grader.labs.embed.contract import NAMES as CONTRACT

@@ -13,7 +13,7 @@ from __future__ import annotations
 import array
 import binascii
 import json
-import re
+import operator
 import sys
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -24,6 +24,7 @@ MAX_INT_BITS = 10_064  # the child cuts ints of more than 10,000 bits
 MAX_INT_DIGITS = 3_100  # decimal digits of the largest such int, and a little more
 MAX_TEXT = 4_000  # characters kept of a message, a traceback, a name
 MAX_NAMES = 64  # third-party names kept
+MAX_SAME_HASH = 8  # keys of one decoded dict that may share a hash
 MAX_MULTS = 1 << 62
 MAX_ELAPSED = 1e6
 BASES = frozenset(("float", "int", "str", "list", "tuple", "dict"))
@@ -116,10 +117,7 @@ def _tag(obj: dict[str, Any]) -> Any:
             pairs = obj.get("v")
             if type(pairs) is not list or not all(type(p) is list and len(p) == 2 for p in pairs):
                 raise OffProtocol("a dict is not a list of pairs")
-            try:
-                return {k: v for k, v in pairs}
-            except TypeError:
-                return Foreign("dict", "dict", [tuple(p) for p in pairs], "unhashable keys")
+            return _dict(pairs)
         if tag == "sub":
             base = obj.get("base")
             if type(base) is not str or base not in BASES or "v" not in obj:
@@ -132,6 +130,19 @@ def _tag(obj: dict[str, Any]) -> Any:
     except (ValueError, TypeError, binascii.Error) as exc:
         raise OffProtocol("bad %s: %s" % (tag, exc)) from None
     raise OffProtocol("unknown tag")
+
+
+def _dict(pairs: list[list[Any]]) -> Any:
+    """The pairs as a dict, unless more than MAX_SAME_HASH keys share a hash (ints that
+    differ by multiples of 2**61 - 1, say): each such key is compared with all the
+    others as it goes in.  The hashes are sorted first, in n log n whatever they are."""
+    try:
+        hashes = sorted(map(hash, [p[0] for p in pairs]))
+    except TypeError:
+        return Foreign("dict", "dict", [tuple(p) for p in pairs], "unhashable keys")
+    if any(map(operator.eq, hashes, hashes[MAX_SAME_HASH:])):
+        return Foreign("dict", "dict", [tuple(p) for p in pairs], "keys that share a hash")
+    return {k: v for k, v in pairs}
 
 
 def _int(text: str) -> int:
@@ -324,76 +335,3 @@ def where(data: dict[str, Any], names: Collection[str]) -> list[str]:
     if type(stack) is not list:
         raise OffProtocol("stack is not a list")
     return [n for n in stack if type(n) is str and n in names]
-
-
-# ---------------------------------------------------------------- the report writer
-
-REPORT_STATES = frozenset(("file", "missing", "link", "directory", "special", "unreadable"))
-ABSENT = frozenset(("missing", "not callable"))
-MAX_SIZE = 1 << 62
-_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
-
-
-@dataclass(frozen=True)
-class WrittenFile:
-    """One file the report writer left in its folder, as the child read it."""
-
-    state: str  # one of REPORT_STATES
-    data: bytes = b""  # at most max_bytes + 1 bytes of it
-    size: int = 0  # the whole size
-
-
-@dataclass(frozen=True)
-class ReportedFields:
-    absent: str  # "" when the writer ran, else "missing" or "not callable"
-    ok: bool
-    files: dict[str, WrittenFile]
-    raised: Raised | None
-    traceback: str
-    called: tuple[str, ...]
-    elapsed: float
-
-
-def _written_file(entry: Any, max_bytes: int) -> WrittenFile:
-    if type(entry) is not dict or type(entry.get("state")) is not str:
-        raise OffProtocol("a file entry is not an object with a state")
-    state = entry["state"]
-    if state not in REPORT_STATES:
-        raise OffProtocol("a file's state is unknown")
-    if state != "file":
-        return WrittenFile(state)
-    size, v = entry.get("size"), entry.get("v")
-    if type(size) is not int or not 0 <= size <= MAX_SIZE or type(v) is not str:
-        raise OffProtocol("a file has no size or contents")
-    # Checked before decoding, so that a forged line cannot make the parent decode more.
-    if len(v) > 4 * ((max_bytes + 3) // 3) or not _BASE64.fullmatch(v):
-        raise OffProtocol("a file's contents are not base64 of at most max_bytes + 1 bytes")
-    raw = binascii.a2b_base64(v.encode("ascii"))
-    if len(raw) > max_bytes + 1 or len(raw) > size:
-        raise OffProtocol("a file is longer than it says")
-    return WrittenFile("file", raw, size)
-
-
-def reported(
-    data: Any, files: Collection[str], max_bytes: int, names: Collection[str]
-) -> ReportedFields:
-    """The answer to "report": exactly ``files``, each checked; ``called`` keeps only ``names``."""
-    data = _message(data)
-    if data.get("op") != "reported" or type(data.get("ok")) is not bool:
-        raise OffProtocol("not an answer to report")
-    absent = data.get("absent")
-    if absent is not None:
-        if type(absent) is not str or absent not in ABSENT:
-            raise OffProtocol("absent is unknown")
-        return ReportedFields(absent, False, {}, None, "", (), 0.0)
-    elapsed = _number(data.get("elapsed"), "elapsed")
-    called = tuple(dict.fromkeys(n for n in _texts(data.get("called"), "called") if n in names))
-    if not data["ok"]:
-        exc = raised(data.get("raised"))
-        trace = _text(data.get("traceback", ""), "traceback", MAX_TEXT + 100)
-        return ReportedFields("", False, {}, exc, trace, called, elapsed)
-    got = data.get("files")
-    if type(got) is not dict or sorted(got) != sorted(files):
-        raise OffProtocol("files are not the ones asked for")
-    out = {name: _written_file(got[name], max_bytes) for name in files}
-    return ReportedFields("", True, out, None, "", called, elapsed)

@@ -59,11 +59,11 @@ from grader.engine.wire import (
     Foreign,
     OffProtocol,
     Raised,
-    WrittenFile,
     decode,
     unpack,
     unpack_rows,
 )
+from grader.engine.wirefiles import WrittenFile
 
 __all__ = [
     "ANSWER_SLACK",

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.engine.sandbox.limits import MAX_LINE
-from grader.engine.wire import Raised, WrittenFile
+from grader.engine.wire import Raised
+from grader.engine.wirefiles import WrittenFile
 
 
 class SandboxError(Exception):
