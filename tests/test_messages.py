@@ -485,6 +485,7 @@ NOT_FAILURE_PREFIXES = (
     "gradescope.",
     "submission.",
     "report.json.schema_",
+    "notebook.",
 )
 
 

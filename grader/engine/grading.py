@@ -11,12 +11,12 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from grader.engine import safefs, selection
+from grader.engine import selection, submitted
 from grader.engine.contract import REPORT
 from grader.engine.expect import Case, Check, Open, Verdict
 from grader.engine.judge import judge
@@ -101,51 +101,17 @@ def grade(
     return Grading(Path(path), opts).run()
 
 
-def read_submission(path: Path, within: Path | None) -> bytes | None:
-    """The module's bytes read without following a link, when ``within`` is given
-    (None otherwise: the sandbox reads the path given); a ``UsageError`` when it is
-    not a regular file reached without a link."""
-    if within is None:
-        if not path.is_file():
-            raise UsageError("cli.no_file", path=path)
-        return None
-    try:
-        return safefs.read_below(str(within), str(path), MAX_MODULE + 1).data
-    except safefs.NotRegular as exc:
-        raise _refused(exc, within) from None
-    except (ValueError, FileNotFoundError, NotADirectoryError):
-        raise UsageError("cli.no_file", path=path) from None
-    except OSError as exc:
-        raise UsageError("batch.unreadable", error=exc.strerror or str(exc)) from None
-
-
-def check_report_dir(folder: Path, within: Path | None) -> None:
-    """A ``UsageError`` when a link stands between ``within`` and ``folder``."""
-    if within is None:
-        return
-    try:
-        safefs.check_dir_below(str(within), str(folder))
-    except safefs.NotRegular as exc:
-        raise _refused(exc, within) from None
-    except (ValueError, OSError):
-        pass  # outside or missing: the report checks say the files are not there
-
-
-def _refused(exc: safefs.NotRegular, within: Path) -> UsageError:
-    """The refusal, naming the file as the student has it: inside their folder."""
-    shown = os.path.relpath(exc.filename, within)
-    if exc.strerror == "a symbolic link":
-        return UsageError("submission.link", path=shown)
-    return UsageError("submission.special", path=shown, kind=exc.strerror)
-
-
 def _run_and_tell(
-    box: Sandbox, calls: Sequence[Call], answers: queue.SimpleQueue[Any], sent: threading.Event
-) -> Any:
-    """Run the calls, each answer put on ``answers`` as it arrives; None when done.
-    ``sent`` is set once the child has the calls."""
+    box: Sandbox,
+    calls: Sequence[Call],
+    answers: queue.SimpleQueue[Any],
+    sent: threading.Event,
+    place: Callable[[Outcome], Outcome],
+) -> list[Outcome]:
+    """Run the calls, each answer (``place``d) put on ``answers`` as it arrives; None when
+    done.  ``sent`` is set once the child has the calls."""
     try:
-        return box.run(calls, answers.put, sent.set)
+        return [place(o) for o in box.run(calls, lambda o: answers.put(place(o)), sent.set)]
     finally:
         sent.set()
         answers.put(None)
@@ -155,11 +121,12 @@ class Grading(Judging):
     """One submission graded against one lab: ``Grading(path, opts).run()``."""
 
     def __init__(self, path: Path, opts: Options) -> None:
-        self.source = read_submission(path, opts.within)
+        self.source, self.cells = submitted.read(path, opts.within)
+        self.placed = {}
         if self.source is not None and len(self.source) > MAX_MODULE:
             raise UsageError("batch.unreadable", error="larger than %d bytes" % MAX_MODULE)
         if opts.within is not None and opts.check_reports:
-            check_report_dir(opts.report_dir or path.parent, opts.within)
+            submitted.check_report_dir(opts.report_dir or path.parent, opts.within)
         self.path = path
         self.opts = opts
         self.lab = find(opts.lab)
@@ -218,7 +185,7 @@ class Grading(Judging):
                     calls += report.calls(first)
                 answers: queue.SimpleQueue[Outcome | None] = queue.SimpleQueue()
                 sent = threading.Event()
-                running = child.submit(_run_and_tell, box, calls, answers, sent)
+                running = child.submit(_run_and_tell, box, calls, answers, sent, self.place)
                 writing = None
                 if report is not None and reporting and loaded.ok:
                     limit = report.writer_timeouts * self.opts.timeout
@@ -367,6 +334,8 @@ class Grading(Judging):
         """The report step: what the module's writer wrote, and the files in ``report_dir``."""
         if written.traceback:
             written = replace(written, traceback=self.portable(written.traceback) or "")
+        if self.cells is not None:
+            written = replace(written, raised=self.cells.place(written.raised))
         findings = report.grade(
             written,
             measured,

@@ -24,12 +24,16 @@ def _raised(outcome: Outcome) -> dict[str, Any]:
 def _raised_code(outcome: Outcome) -> str:
     """The message names the student's line when the traceback passed through the file."""
     assert outcome.raised is not None
-    return "raised" if outcome.raised.line is None else "raised_at"
+    if outcome.raised.line is None:
+        return "raised"
+    return "raised_at" if outcome.raised.cell is None else "raised_in_cell"
 
 
 def _where(outcome: Outcome) -> dict[str, Any]:
-    assert outcome.raised is not None
-    return {"line": outcome.raised.line, "func": outcome.raised.function}
+    raised = outcome.raised
+    assert raised is not None
+    cell, first = raised.cell or (None, "")
+    return {"line": raised.line, "func": raised.function, "cell": cell, "first": first}
 
 
 def _mismatch_params(m: Mismatch) -> dict[str, Any]:

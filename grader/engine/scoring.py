@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -14,8 +14,10 @@ from grader.engine.contract import MODULE
 from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import Lab
 from grader.engine.messages import text
+from grader.engine.notebook import SUFFIX, Cells
 from grader.engine.options import Options
 from grader.engine.results import CheckResult, Status
+from grader.engine.sandbox import Outcome
 
 # Verdicts about a call that cannot say which functions it was running.
 UNSEEN = frozenset({"timeout", "crashed", "skipped"})
@@ -49,6 +51,18 @@ class Scoring:
     shown: PurePosixPath | None
     drafts: list[Draft]
     uses: dict[str, set[str]]
+    cells: Cells | None  # a notebook's cells, when the module is one
+    placed: dict[int, tuple[Outcome, Outcome]]  # call id -> (outcome, with the cell's line)
+
+    def place(self, outcome: Outcome) -> Outcome:
+        """The outcome with the line of its exception as a notebook cell's line."""
+        if self.cells is None or outcome.raised is None:
+            return outcome
+        was = self.placed.get(outcome.id)
+        if was is None or was[0] is not outcome:
+            was = (outcome, replace(outcome, raised=self.cells.place(outcome.raised)))
+            self.placed[outcome.id] = was
+        return was[1]
 
     def msg(self, code: str, **params: Any) -> str:
         """The message ``code`` in the run's language."""
@@ -71,7 +85,10 @@ class Scoring:
                 d.caused_by = tuple(sorted(caused))
 
     def portable(self, text: str | None) -> str | None:
-        """``text`` (a traceback) with the module's path on this machine as the student's."""
+        """``text`` (a traceback) with the module's path on this machine as the student's,
+        and a notebook's lines as its cells'."""
+        if text and self.cells is not None:
+            text = self.cells.retrace(text, self.path.name)
         if not text or self.shown is None:
             return text
         for spelling in sorted({str(self.path.resolve()), str(self.path.absolute())}, key=len)[
@@ -172,6 +189,8 @@ class Scoring:
 def shown_path(module: Path, opts: Options, lab: Lab) -> PurePosixPath | None:
     """The module's path as the student sees it, or None to show it as it is."""
     if opts.single_file:
+        if module.suffix.lower() == SUFFIX:
+            return PurePosixPath(PurePosixPath(lab.module_file).stem + SUFFIX)
         return PurePosixPath(lab.module_file)
     if opts.student_root is None:
         return None

@@ -122,7 +122,8 @@ def snippet(
     shown: PurePosixPath | None = None,
     limit: float | None = None,
 ) -> str | None:
-    """A one-line shell command that makes the same call, when the inputs are small.
+    """A one-line shell command that makes the same call, when the inputs are small
+    (for a notebook, a line of Python to run in one of its cells).
 
     It imports the module by its file name, from its folder when that is not the
     current one.  ``shown`` is the module's path as the student sees it, relative
@@ -134,6 +135,10 @@ def snippet(
     parts = [literal(a) for a in args]
     if any(p is None for p in parts):
         return None
+    if str(shown if shown is not None else module).lower().endswith(".ipynb"):
+        # A notebook's functions are called in a cell of the notebook itself.
+        text = "print(%s(%s))" % (fn, ", ".join(p for p in parts if p is not None))
+        return text if len(text) <= 500 else None
     if shown is not None:
         name = shown.stem
     else:

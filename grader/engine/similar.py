@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.engine import safefs
+from grader.engine import notebook, safefs
 from grader.engine.lab import find
 from grader.engine.prints import SHIPPED_REFERENCE, SHIPPED_STUB, shipped
 from grader.engine.winnowing import K, W, normalized_tokens, refers_to_grader, winnow
@@ -146,7 +146,13 @@ def _read(path: Path) -> str | None:
 
 
 def _read_submission(path: Path) -> str | None:
-    """A student's module: a regular file only (never a link or a pipe), its first MiB."""
+    """A student's module: a regular file only (never a link or a pipe), its first MiB;
+    a notebook's graded cells."""
+    if notebook.is_notebook(path):
+        try:
+            return notebook.load(path, path.parent).source[:MAX_BYTES]
+        except (OSError, ValueError):
+            return None
     try:
         return safefs.read_regular(str(path), MAX_BYTES).data.decode("utf-8", "replace")
     except OSError:

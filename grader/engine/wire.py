@@ -56,6 +56,7 @@ class Raised:
     message: str
     line: int | None = None  # where in the student's file it was raised
     function: str = ""
+    cell: tuple[int, str] | None = None  # a notebook's cell and its first line (and line its)
 
     def is_a(self, name: str) -> bool:
         return name == self.type or name in self.builtin

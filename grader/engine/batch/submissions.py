@@ -2,7 +2,8 @@
 
 A submission is a folder holding the lab's module, ``embed.py`` say (its report
 files beside it; a module further down the folder is found too when it is the only
-one at its depth) or a single ``NAME.py`` file (no report files: their checks fail).  Names
+one at its depth), or else its notebook, ``embed.ipynb``, found the same way; or a
+single ``NAME.py`` or ``NAME.ipynb`` file (no report files: their checks fail).  Names
 starting with ``.`` or ``_`` are ignored, and so is the output folder.  Nothing is
 found through a symbolic link.
 """
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.engine import safefs
+from grader.engine import notebook, safefs
 from grader.engine.lab import Lab, find
 from grader.engine.messages import text
 from grader.engine.sandbox import MAX_MODULE
@@ -59,14 +60,16 @@ def discover(
         if entry.name.startswith((".", "_")) or entry.resolve() in skipped:
             continue
         if entry.is_symlink():
-            if entry.suffix == ".py" or entry.is_dir():
-                ident = _unique(_ident(entry.stem if entry.suffix == ".py" else entry.name), taken)
+            if entry.suffix in (".py", notebook.SUFFIX) or entry.is_dir():
+                ident = _unique(_ident(entry.name if entry.is_dir() else entry.stem), taken)
                 detail = text("submission.link", lang, path=entry.name)
                 found.append(Submission(ident, entry, None, None, REFUSED, detail))
             continue
         if entry.is_dir():
             ident = _unique(_ident(entry.name), taken)
-            module = find_module(entry, lab.module_file)
+            module = find_module(entry, lab.module_file) or find_module(
+                entry, notebook_name(lab.module_file)
+            )
             if module is None:
                 found.append(
                     Submission(ident, entry, None, None, MISSING, _missing_detail(entry, lang))
@@ -78,10 +81,15 @@ def discover(
                 found.append(
                     Submission(ident, entry, module, module.parent, report_files=lab.report_files)
                 )
-        elif entry.suffix == ".py":
+        elif entry.suffix == ".py" or notebook.is_notebook(entry):
             ident = _unique(_ident(entry.stem), taken)
             found.append(Submission(ident, entry, entry, None))
     return found
+
+
+def notebook_name(module_file: str) -> str:
+    """The notebook that stands for the module: ``embed.ipynb`` for ``embed.py``."""
+    return Path(module_file).stem + notebook.SUFFIX
 
 
 def _exists(path: Path) -> bool:
@@ -176,7 +184,8 @@ def files_hash(sub: Submission) -> str:
 
 def _read(path: Path) -> bytes:
     """A regular file's bytes, never through a link (OSError otherwise)."""
-    return safefs.read_regular(str(path), MAX_MODULE + 1).data
+    limit = notebook.MAX_NOTEBOOK if notebook.is_notebook(path) else MAX_MODULE
+    return safefs.read_regular(str(path), limit + 1).data
 
 
 def watched_files(sub: Submission) -> list[tuple[Path, str]]:

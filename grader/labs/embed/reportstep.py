@@ -160,11 +160,15 @@ def _write_finding(written: Written, lang: str, timeout: float) -> Finding:
             called = (params["fn"],)
         else:
             code = "report.write.raised" if raised.line is None else "report.write.raised_at"
+            if raised.cell is not None:
+                code = "report.write.raised_in_cell"
             params = {
                 "raised": raised.type,
                 "error": raised.message[:300],
                 "line": raised.line,
                 "func": raised.function,
+                "cell": raised.cell[0] if raised.cell else None,
+                "first": raised.cell[1] if raised.cell else "",
             }
             status = Status.ERROR
     else:
