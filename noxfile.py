@@ -1,6 +1,6 @@
 """Development tasks: ``nox -s tests``, ``nox -s lint``, ``nox -s typing``, ``nox -s reference``,
-``nox -s mutants``; ``nox -s grade``, ``nox -s wheel``, ``nox -s gradescope`` and ``nox -s bench`` for
-instructors and timings.
+``nox -s mutants``; ``nox -s grade``, ``nox -s wheel``, ``nox -s student-wheel``, ``nox -s gradescope``
+and ``nox -s bench`` for instructors and timings.
 
 With no ``-s``, nox runs tests, lint and typing.
 """
@@ -165,6 +165,17 @@ def wheel(session: nox.Session) -> None:
     """
     session.install("pip", "setuptools>=64", "wheel")
     session.run("python", "ci-templates/gradescope/build_bundle.py", "--wheel", "dist")
+
+
+@nox.session(name="student-wheel")
+def student_wheel(session: nox.Session) -> None:
+    """Build dist/embed_grader_student-VERSION-py3-none-any.whl: the student edition.
+
+    The grader without its oracle, case generators and mistake models, grading on
+    runs of cases prepared here with them (``-- --runs N``, 32 by default).
+    """
+    session.install(".", "pip", "setuptools>=64", "wheel")
+    session.run("python", "tools/student_wheel.py", "dist", *session.posargs)
 
 
 @nox.session

@@ -44,7 +44,11 @@ def _setuptools_ok() -> bool:
 def stray_files(wheel_path: Path) -> list[str]:
     """The files of a wheel that are not part of the grader: it must give away no answers."""
     with zipfile.ZipFile(wheel_path) as z:
-        names = z.namelist()
+        return stray_files_of(z.namelist())
+
+
+def stray_files_of(names: list[str]) -> list[str]:
+    """Of a wheel's file names, those that are not part of the grader."""
     return [
         n
         for n in names

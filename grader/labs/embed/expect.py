@@ -1,9 +1,14 @@
-"""This lab's own expectations: a neighbour ranking, and a product that must be computed."""
+"""This lab's own expectations: a neighbour ranking, and a product that must be computed.
+
+A ranking is judged against the scores of the case's table; the full grader computes
+them with the oracle (imported only then), the student edition reads them from the
+data prepared when it was built (``StoredRanks``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from grader.engine import show
 from grader.engine.compare import Mismatch
@@ -12,7 +17,6 @@ from grader.engine.lab import Hints
 from grader.engine.memo import Memo
 from grader.engine.results import Status
 from grader.engine.sandbox import Foreign, Outcome
-from grader.labs.embed import oracle
 
 
 @dataclass(frozen=True)
@@ -54,8 +58,25 @@ class Multiplies(Returns):
         return Verdict(Status.FAIL, code, params)
 
 
+def close(a: float, b: float) -> bool:
+    """Two scores too close to order by floating point (the oracle's ``close``)."""
+    return abs(a - b) <= 1e-9 * (1.0 + max(abs(a), abs(b)))
+
+
+class Ranking(Protocol):
+    """The scores of every row of a table against a probe, and the order they force."""
+
+    scores: list[float]
+
+    def tied(self, a: int, b: int) -> bool: ...
+
+    def must_precede(self, a: int, b: int) -> bool: ...
+
+    def nearest(self, k: int) -> list[int]: ...
+
+
 # The scores of a case's table against its probe: the same in every submission.
-_RANKINGS: Memo[oracle.Ranking] = Memo(1024)
+_RANKINGS: Memo[Ranking] = Memo(1024)
 
 
 @dataclass(frozen=True)
@@ -68,11 +89,36 @@ class Ranks(Custom):
     def bound(self) -> Any:
         return [0] * self.k
 
+    def ranking(self, case: Case) -> Ranking:
+        """The scores of the case's table against its probe, computed by the oracle."""
+        from grader.labs.embed import oracle
+
+        table, probe, _ = case.args
+        return _RANKINGS.get(case.args, self.by, lambda: oracle.Ranking(table, probe, self.by))
+
+    def stored(self, case: Case) -> StoredRanks:
+        """The same expectation with its ranking as data (the student edition's)."""
+        from grader.labs.embed import oracle
+
+        table, probe, _ = case.args
+        ranking = self.ranking(case)
+        # Rows tie exactly when they share the oracle's tie class; a probe without
+        # direction ties every row.
+        flat = all(x == 0.0 for x in table[probe])
+        keys: dict[tuple[float, ...], int] = {}
+        classes = tuple(
+            0 if flat else keys.setdefault(oracle.tie_class(row, self.by), len(keys))
+            for row in table
+        )
+        return StoredRanks(
+            self.by, self.k, tuple(ranking.scores), classes, tuple(ranking.nearest(self.k))
+        )
+
     def judge(self, case: Case, got: Any, hints: Hints) -> Verdict | None:
         table, probe, k = case.args
         if isinstance(got, Foreign) and got.base in ("list", "tuple"):
             got = got.value
-        ranking = _RANKINGS.get(case.args, self.by, lambda: oracle.Ranking(table, probe, self.by))
+        ranking = self.ranking(case)
 
         def fail(code: str, own: bool = False, **more: Any) -> Verdict:
             params = {
@@ -113,7 +159,7 @@ class Ranks(Custom):
         for z in range(len(table)):
             if z == probe or z in chosen:
                 continue
-            if ranking.scores[z] < floor and not oracle.close(ranking.scores[z], floor):
+            if ranking.scores[z] < floor and not close(ranking.scores[z], floor):
                 continue
             for x in got:
                 if ranking.must_precede(z, x):
@@ -121,3 +167,39 @@ class Ranks(Custom):
                         return fail("neigh_tie", a=z, b=x, sa=score(z), sb=score(x))
                     return fail("neigh_missing", z=z, x=x, sz=score(z), sx=score(x))
         return None
+
+
+class _StoredRanking:
+    """A ranking read from data: scores, each row's class of exact ties, the expected list."""
+
+    def __init__(self, stored: StoredRanks) -> None:
+        self.scores = list(stored.scores)
+        self.classes = stored.classes
+        self.expected = list(stored.expected)
+
+    def tied(self, a: int, b: int) -> bool:
+        return self.classes[a] == self.classes[b]
+
+    def must_precede(self, a: int, b: int) -> bool:
+        sa, sb = self.scores[a], self.scores[b]
+        if not close(sa, sb):
+            return sa > sb
+        return a < b and self.tied(a, b)
+
+    def nearest(self, k: int) -> list[int]:
+        return self.expected[:k]
+
+
+@dataclass(frozen=True)
+class StoredRanks(Ranks):
+    """``Ranks`` judged from stored scores: no score is computed here."""
+
+    scores: tuple[float, ...] = ()
+    classes: tuple[int, ...] = ()
+    expected: tuple[int, ...] = ()
+
+    def ranking(self, case: Case) -> Ranking:
+        return _RANKINGS.get(case.args, self.by, lambda: _StoredRanking(self))
+
+    def stored(self, case: Case) -> StoredRanks:
+        return self

@@ -26,7 +26,7 @@ from typing import Any
 
 from grader.engine.compare import diff
 from grader.engine.sandbox import Call, Foreign, Outcome, answer_limit
-from grader.labs.embed import cases, oracle
+from grader.labs.embed import fixed
 from grader.labs.embed.contract import (
     ATOL,
     CONSTANTS,
@@ -72,12 +72,13 @@ class _Link:
 @functools.lru_cache(maxsize=1)
 def _links() -> tuple[_Link, ...]:
     # The checks' own table, the very object: the child receives it once.
-    table = cases.real_table()
+    values = fixed.values()
+    table = values["table"]
     row = table[PROBE]
-    target = cases.real_nearest(PROBE, K, "cosine")[STRETCH_RANK]
+    target = values["target"]
     other = table[target]
-    stretched = oracle.stretch(table, target, STRETCH_FACTOR)
-    scaled = oracle.scaled_lookup(table, [PROBE, target], D)
+    stretched = values["stretched"]
+    scaled = values["scaled"]
     p, t = PROBE, target
 
     def matrix(expected: list[list[float]]) -> Callable[[Any], bool]:
@@ -294,7 +295,7 @@ def calls(first_id: int) -> list[Call]:
 
 @functools.lru_cache(maxsize=1)
 def _limit() -> int:
-    return answer_limit(cases.real_table())
+    return answer_limit(fixed.values()["table"])
 
 
 def measure(outcomes: Sequence[Outcome], constants: Mapping[str, Any]) -> dict[str, Measured]:

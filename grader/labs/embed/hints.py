@@ -14,11 +14,17 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from grader.engine.compare import diff
-from grader.engine.lab import Hints
 from grader.engine.memo import Memo
 from grader.labs.embed import oracle
-from grader.labs.embed.contract import BY_NAME, CONSTANTS, Answer
+from grader.labs.embed.contract import CONSTANTS
+from grader.labs.embed.hintmatch import (
+    NO_ANSWER,
+    WRAPPING,
+    MistakeHints,
+    OnlyKey,
+    When,
+    in_python_range,
+)
 
 Guess = tuple[str, Callable[..., Any]]
 
@@ -100,31 +106,13 @@ def _growth_key(key: str, value: Callable[[int, int, int], int]) -> Callable[...
     """A vocab_growth mistake in one key: the answer is taken as right elsewhere."""
 
     def wrong(v: int, d: int, f: int) -> Any:
-        return _OnlyKey(key, value(v, d, f))
+        return OnlyKey(key, value(v, d, f))
 
     return wrong
 
 
-class _When:
-    """A mistake recognised by a test on the answer itself."""
-
-    def __init__(self, test: Callable[[Any], bool]) -> None:
-        self.test = test
-
-
-def _one_hot_elsewhere(token_id: int, vocab: int) -> _When:
-    def test(got: Any) -> bool:
-        if not isinstance(got, (list, tuple)) or len(got) != vocab:
-            return False
-        ones = [i for i, x in enumerate(got) if x == 1]
-        return len(ones) == 1 and ones[0] != token_id and sum(x == 0 for x in got) == vocab - 1
-
-    return _When(test)
-
-
-class _OnlyKey:
-    def __init__(self, key: str, value: int) -> None:
-        self.key, self.value = key, value
+def _one_hot_elsewhere(token_id: int, vocab: int) -> When:
+    return When("one_hot_elsewhere", (token_id, vocab))
 
 
 GUESSES: dict[str, list[Guess]] = {
@@ -227,29 +215,6 @@ GUESSES: dict[str, list[Guess]] = {
 }
 
 
-def _matches(fn: str, wrong: Any, got: Any) -> bool:
-    if isinstance(wrong, _When):
-        return wrong.test(got)
-    if isinstance(wrong, _OnlyKey):
-        # The value and its type: a float that equals the mistake's int is another mistake.
-        if not isinstance(got, dict) or wrong.key not in got:
-            return False
-        value = got[wrong.key]
-        return type(value) is type(wrong.value) and value == wrong.value
-    kind = BY_NAME[fn].answer
-    if kind is Answer.INDICES:
-        return (
-            isinstance(got, (list, tuple))
-            and all(type(i) is int for i in got)
-            and list(got) == list(wrong)
-        )
-    try:
-        return diff(kind, wrong, got, count=False) is None
-    except (TypeError, ValueError, IndexError):
-        return False
-
-
-_NO_ANSWER = object()  # the mistake raises on these inputs
 # The answers the mistakes give, per case's arguments: the same in every submission.
 _WRONG: Memo[Any] = Memo()
 
@@ -258,100 +223,42 @@ def _wrong(mistake: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     try:
         return mistake(*args)
     except (ArithmeticError, IndexError, ValueError, TypeError):
-        return _NO_ANSWER
+        return NO_ANSWER
 
 
-def guesses(fn: str, args: tuple[Any, ...], got: Any) -> list[str]:
-    """The message codes of every known mistake that explains ``got``, in table order."""
-    found = []
-    for code, mistake in GUESSES.get(fn, ()):
-        wrong = _WRONG.get(args, (fn, code), functools.partial(_wrong, mistake, args))
-        if wrong is _NO_ANSWER:
-            continue
-        if _matches(fn, wrong, got) and code not in found:
-            found.append(code)
-    return found
+def answers(fn: str, args: tuple[Any, ...]) -> list[tuple[str, Any]]:
+    """What every known mistake of ``fn`` answers for ``args`` (NO_ANSWER: it raises)."""
+    return [
+        (code, _WRONG.get(args, (fn, code), functools.partial(_wrong, mistake, args)))
+        for code, mistake in GUESSES.get(fn, ())
+    ]
 
 
-def guess(fn: str, args: tuple[Any, ...], got: Any) -> str | None:
-    """The message code of the mistake that explains ``got``, if one does."""
-    found = guesses(fn, args, got)
-    return found[0] if found else None
-
-
-def common(answers: list[tuple[str, tuple[Any, ...], Any]]) -> str | None:
-    """The first mistake that explains every one of several wrong answers.
-
-    One small input can fit two mistakes (ascending order and ranking by the other
-    score agree on a 3-row table); the failing cases together tell them apart.
-    """
-    codes: list[str] | None = None
-    for fn, args, got in answers:
-        found = guesses(fn, args, got)
-        codes = found if codes is None else [c for c in codes if c in found]
-    return codes[0] if codes else None
-
-
-RAISED: dict[tuple[str, str], str] = {
-    ("cosine", "ZeroDivisionError"): "hint.cosine.zero",
-    ("rms", "ZeroDivisionError"): "hint.rms.empty",
-    ("shape", "IndexError"): "hint.shape.empty",
-    ("lookup", "IndexError"): "hint.lookup.rejects",
-    ("scaled_lookup", "IndexError"): "hint.lookup.rejects",
-}
-
-
-def guess_raised(fn: str, exc: str) -> str | None:
-    """For a call that raised where it should have answered: a known cause?"""
-    return RAISED.get((fn, exc))
-
-
-def guess_raise(fn: str, args: tuple[Any, ...], got: Any) -> str | None:
-    """For a call that should have raised IndexError: does ``got`` show a known mistake?"""
-    if fn == "shape":
-        return "hint.shape.ragged"
-    if fn not in ("lookup", "scaled_lookup", "lookup_via_one_hot"):
-        return None
+def wrapped(fn: str, args: tuple[Any, ...]) -> Any:
+    """The rows when negative ids count from the end of the table (Python's indexing)."""
+    if fn not in WRAPPING or not in_python_range(fn, args):
+        return NO_ANSWER
     table, ids = args[0], args[1]
-    if all(-len(table) <= i < len(table) for i in ids):
-        # Python's own indexing counts a negative id from the end: is that the answer?
-        rows = [list(table[i]) for i in ids]
-        if fn == "scaled_lookup":
-            rows = [[x * math.sqrt(args[2]) for x in row] for row in rows]
-        return "hint.lookup.wraps" if _matches(fn, rows, got) else None
-    if any(i == len(table) for i in ids):
-        return "hint.lookup.off_by_one"
-    return None
+    rows = [list(table[i]) for i in ids]
+    if fn == "scaled_lookup":
+        rows = [[x * math.sqrt(args[2]) for x in row] for row in rows]
+    return rows
 
 
-MUTATED: dict[str, str] = {
-    "stretch": "hint.stretch.copy",
-    "scaled_lookup": "hint.scaled.copy",
-}
+class EmbedHints(MistakeHints):
+    """This lab's known mistakes, computed from each case's inputs."""
 
+    def answers(self, fn: str, args: tuple[Any, ...]) -> list[tuple[str, Any]]:
+        return answers(fn, args)
 
-def guess_mutated(fn: str) -> str | None:
-    """For a function that changed its input: how to avoid it."""
-    return MUTATED.get(fn, "hint.inputs")
-
-
-class EmbedHints(Hints):
-    """This lab's known mistakes, as the engine asks for them."""
-
-    def guess(self, fn: str, args: tuple[Any, ...], got: Any) -> str | None:
-        return guess(fn, args, got)
-
-    def common(self, answers: list[tuple[str, tuple[Any, ...], Any]]) -> str | None:
-        return common(answers)
-
-    def guess_raised(self, fn: str, exc: str) -> str | None:
-        return guess_raised(fn, exc)
-
-    def guess_raise(self, fn: str, args: tuple[Any, ...], got: Any) -> str | None:
-        return guess_raise(fn, args, got)
-
-    def guess_mutated(self, fn: str) -> str | None:
-        return guess_mutated(fn)
+    def wrapped(self, fn: str, args: tuple[Any, ...]) -> Any:
+        return wrapped(fn, args)
 
 
 HINTS = EmbedHints()
+guesses = HINTS.guesses
+guess = HINTS.guess
+common = HINTS.common
+guess_raised = HINTS.guess_raised
+guess_raise = HINTS.guess_raise
+guess_mutated = HINTS.guess_mutated

@@ -46,6 +46,16 @@ WRITER_TIMEOUTS = 5  # the writer may take this many per-call time limits
 FILES = (REPORT_JSON, REPORT_MD)
 WEIGHTS = {"report.write": 2, "report.same": 2}
 SHOW = 80  # characters of a differing line shown
+# Gradescope's tests of the report files: each groups the findings starting so.
+GROUPS = (
+    ("code.files", ("report.write", "report.same")),
+    ("json.file", ("report.json.file", "report.json.schema")),
+    ("json.values", ("report.json.values.",)),
+    ("json.consistency", ("report.json.consistency.",)),
+    ("md.file", ("report.md.file", "report.md.headings")),
+    ("md.prose", ("report.md.prose.",)),
+    ("md.figures", ("report.md.figures",)),
+)
 
 
 @dataclass(frozen=True)

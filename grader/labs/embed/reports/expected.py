@@ -1,82 +1,20 @@
 """The values the report fields must have, recomputed with the oracle.
 
-Not a single number in the report files is trusted: every field is recomputed here
-with ``grader.labs.embed.oracle`` and the fixed constants of
-``grader.labs.embed.contract``, and the files are compared with those values.
+Not a single number in the report files is trusted: every field is recomputed
+(``grader.labs.embed.fixed``: with ``grader.labs.embed.oracle`` and the fixed
+constants of ``grader.labs.embed.contract``, or in the student edition read from the
+data prepared with them), and the files are compared with those values.
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from grader.labs.embed import cases, oracle
-from grader.labs.embed.contract import (
-    CONSTANTS,
-    PROBE,
-    STRETCH_FACTOR,
-    STRETCH_RANK,
-    VOCAB_FACTOR,
-    K,
-)
-from grader.labs.embed.reports.findings import KEYS, _close
+from grader.labs.embed import fixed
 
 
-@functools.lru_cache(maxsize=1)
 def _expected() -> tuple[tuple[str, Any], ...]:
-    vocab, dim, seed = CONSTANTS["VOCAB"], CONSTANTS["DIM"], CONSTANTS["SEED"]
-    table = cases.real_table()  # make_table(vocab, dim, seed), drawn once
-    plain = oracle.lookup(table, [PROBE])[0]
-    via_one_hot = oracle.row_times_matrix(oracle.one_hot(PROBE, vocab), table)
-    twice = oracle.lookup(table, [PROBE, PROBE])
-    scores = oracle.logits(table, plain)
-    best = max(range(len(scores)), key=lambda t: (scores[t], -t))
-    growth = oracle.vocab_growth(vocab, dim, VOCAB_FACTOR)
-    cos_list = list(cases.real_nearest(PROBE, K, "cosine"))
-    dot_list = list(cases.real_nearest(PROBE, K, "dot"))
-    target = cos_list[STRETCH_RANK]
-    stretched = oracle.stretch(table, target, STRETCH_FACTOR)
-    other = oracle.lookup(table, [target])[0]
-    scaled = oracle.scaled_lookup(table, [PROBE, target], dim)
-    # Either reading: a row against its scaled self, or two rows before and after.
-    with_itself = _close(oracle.cosine(plain, scaled[0]), 1.0)
-    cos_before = oracle.cosine(plain, other)
-    both_rows = _close(oracle.cosine(scaled[0], scaled[1]), cos_before)
-    rms_plain = oracle.rms(plain)
-    rms_scaled = oracle.rms(scaled[0])
-    values: dict[str, Any] = {
-        "vocab": vocab,
-        "dim": dim,
-        "seed": seed,
-        "probe": PROBE,
-        "table_shape": list(oracle.shape(table)),
-        "params": oracle.param_count(vocab, dim),
-        "tied_params": oracle.tied_params(vocab, dim),
-        "untied_params": oracle.untied_params(vocab, dim),
-        "saved": growth["saved"],
-        "bigger_vocab": growth["bigger_vocab"],
-        "bigger_tied": growth["bigger_tied"],
-        "bigger_untied": growth["bigger_untied"],
-        "lookup_mults": 0,
-        "one_hot_mults": oracle.one_hot_mults(vocab, dim, 1),
-        "max_abs_diff": max(abs(a - b) for a, b in zip(plain, via_one_hot)),
-        "repeat_same": twice[0] == twice[1],
-        "logit_len": len(scores),
-        "logit_argmax": best,
-        "logit_argmax_is_self": best == PROBE,
-        "cos_neighbors": cos_list,
-        "dot_neighbors": dot_list,
-        "neighbors_differ": cos_list != dot_list,
-        "stretch_target": target,
-        "stretch_factor": STRETCH_FACTOR,
-        "cos_after_stretch": oracle.nearest_by_cosine(stretched, PROBE, K),
-        "dot_after_stretch": oracle.nearest_by_dot(stretched, PROBE, K),
-        "cos_unchanged_by_scale": with_itself or both_rows,
-        "rms_plain": rms_plain,
-        "rms_scaled": rms_scaled,
-        "rms_ratio": rms_scaled / rms_plain,
-    }
-    return tuple((key, values[key]) for key in KEYS)
+    return tuple(fixed.values()["expected"])
 
 
 def expected_fields() -> dict[str, Any]:
