@@ -373,7 +373,7 @@ def test_gradescope_bundle_grades_a_fake_autograder(tmp_path: Path) -> None:
     source = tmp_path / "autograder" / "source"
     with zipfile.ZipFile(bundle) as z:
         names = set(z.namelist())
-        assert {"setup.sh", "run_autograder"} <= names
+        assert {"setup.sh", "run_autograder", "gradescope.json"} <= names
         wheels = [n for n in names if n.endswith(".whl")]
         assert len(wheels) == 1
         z.extractall(source)

@@ -5,8 +5,9 @@ DIST (``nox -s wheel``), the file a course gives students or installs in CI.  Ev
 wheel built here is checked to hold the grader package and nothing else: no
 reference solution (the repository's ``embed.py``) and no ``reference/`` files.  Writes ``DIST/gradescope-autograder.zip`` (DIST
 defaults to ``dist/``) holding ``setup.sh`` and ``run_autograder`` from this folder
-and a wheel of the grader built from the repository, which ``setup.sh`` installs.
-Upload the zip as the assignment's autograder ("Zip file upload").
+the course's choices in ``gradescope.json`` (checked here: a wrong key or value stops
+the build), and a wheel of the grader built from the repository, which ``setup.sh``
+installs.  Upload the zip as the assignment's autograder ("Zip file upload").
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SCRIPTS = ("setup.sh", "run_autograder")
+CONFIG = "gradescope.json"  # the course's choices: options and visibility per step
 NAME = "gradescope-autograder.zip"
 
 
@@ -87,8 +89,21 @@ def build_wheel(root: Path = ROOT, dist: Path | None = None) -> Path:
     return target
 
 
-def build(root: Path = ROOT, dist: Path | None = None) -> Path:
-    """Write the autograder zip and return its path."""
+def check_config(path: Path) -> None:
+    """Refuse a configuration the runner would refuse: better at the build than on
+    every submission."""
+    sys.path.insert(0, str(ROOT))
+    from grader.engine.gradescope import load_config
+    from grader.engine.lab import find
+
+    load_config(path, find())
+
+
+def build(root: Path = ROOT, dist: Path | None = None, config: Path | None = None) -> Path:
+    """Write the autograder zip and return its path; ``config`` replaces this folder's
+    ``gradescope.json``."""
+    config = Path(config) if config is not None else HERE / CONFIG
+    check_config(config)
     dist = Path(dist) if dist is not None else root / "dist"
     dist.mkdir(parents=True, exist_ok=True)
     target = dist / NAME
@@ -101,6 +116,7 @@ def build(root: Path = ROOT, dist: Path | None = None) -> Path:
                 info.external_attr = 0o100755 << 16  # a regular file, executable
                 info.compress_type = zipfile.ZIP_DEFLATED
                 z.writestr(info, (HERE / name).read_bytes())
+            z.write(config, CONFIG)
             z.write(built, built.name)
         partial.replace(target)
     return target

@@ -133,6 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from grader.engine import batch
 
         return batch.main(argv[1:])
+    if argv[:1] == ["gradescope"]:
+        from grader.engine import gradescope
+
+        return gradescope.main(argv[1:])
     args = parser().parse_args(argv)
     lang = args.lang or default_language()
     problem = option_problem(args.timeout, args.python, args.sandbox, lang, args.max_seconds)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from grader.engine import show
@@ -205,13 +205,29 @@ def _grouped(lab: Lab, checks: Sequence[CheckResult]) -> list[tuple[str, list[Ch
     return [(key, groups[key]) for key in order]
 
 
-def gradescope_results(report: Report, lang: str = "en") -> dict[str, Any]:
+VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
+
+
+def gradescope_results(
+    report: Report, lang: str = "en", visibility: Mapping[int, str] | None = None
+) -> dict[str, Any]:
     """Gradescope's results.json as a dict: the total, one test per check of the code,
-    and a few tests for the report files (the lab's ``report_groups``)."""
+    and a few tests for the report files (the lab's ``report_groups``).
+
+    A module that does not import is one failing test that shows why, not one per
+    check.  ``visibility`` gives a step's tests another visibility than ``visible``
+    (one of ``VISIBILITIES``); while any step is not visible, the text report on top
+    is left out, as it would tell what those tests hold.
+    """
     lab = find(report.meta.get("lab"))
+    visibility = visibility or {}
     tests: list[dict[str, Any]] = []
     numbers: dict[int, int] = {}
-    for key, checks in _grouped(lab, report.checks):
+    checks_shown = report.checks
+    load = next((c for c in report.checks if c.id == "imports.load"), None)
+    if load is not None and not load.ok:
+        checks_shown = (load,)
+    for key, checks in _grouped(lab, checks_shown):
         first = checks[0]
         numbers[first.step] = numbers.get(first.step, 0) + 1
         if key.startswith("check:"):
@@ -231,15 +247,19 @@ def gradescope_results(report: Report, lang: str = "en") -> dict[str, Any]:
                 "max_score": round(sum(c.max_points for c in checks), 2),
                 "status": "passed" if all(c.ok for c in checks) else "failed",
                 "output": output,
-                "visibility": "visible",
+                "visibility": visibility.get(first.step, "visible"),
             }
         )
+    if any(v != "visible" for v in visibility.values()):
+        summary = text("gradescope.later", lang, seed=report.seed)
+    else:
+        summary = render_text(report, lang, width=OUTPUT_WIDTH)
     return {
         "score": report.score,
         # A report without checks (the grader failed) is still out of the full marks.
         "max_score": report.max_score if report.checks else float(lab.max_score),
         "execution_time": int(math.ceil(max(0.0, report.elapsed))),
-        "output": clean(render_text(report, lang, width=OUTPUT_WIDTH)),
+        "output": clean(summary),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
@@ -268,5 +288,8 @@ def _group_text(checks: Sequence[CheckResult], lang: str) -> str:
     return "\n\n".join(parts)
 
 
-def render_gradescope(report: Report, lang: str = "en") -> str:
-    return json.dumps(gradescope_results(report, lang), indent=2, ensure_ascii=False) + "\n"
+def render_gradescope(
+    report: Report, lang: str = "en", visibility: Mapping[int, str] | None = None
+) -> str:
+    data = gradescope_results(report, lang, visibility)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
