@@ -162,3 +162,20 @@ def test_the_bundles_configuration_is_the_default_and_is_checked(tmp_path: Path)
     with pytest.raises(ValueError, match="visibility"):
         bundler.build(ROOT, tmp_path / "dist", config=bad)
     assert not (tmp_path / "dist").exists()
+
+
+def test_a_notebook_uploaded_as_a_copy_is_graded_too(tmp_path: Path) -> None:
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": []}
+    notebook = {
+        "cells": [dict(cell, source=WRONG.read_text("utf-8"))],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    files: dict[str, Path | str] = {"embed (1).ipynb": json.dumps(notebook)}
+    files.update({n: REFERENCE / n for n in REPORTS})
+    data = run(autograder(tmp_path, files))
+    assert data["output"].startswith(
+        text("gradescope.renamed", "en", found="embed (1).ipynb", module="embed.ipynb")
+    )
+    assert 0 < data["score"] < 100

@@ -260,7 +260,7 @@ def results_for(root: Path, config: Config, lab: Lab) -> dict[str, Any] | None:
     print(render_text(report, lang, width=100))
     data = gradescope_results(report, lang, config.visibility)
     if found.renamed_from:
-        note = text("gradescope.renamed", lang, found=found.renamed_from, module=lab.module_file)
+        note = text("gradescope.renamed", lang, found=found.renamed_from, module=found.module.name)
         data["output"] = clean(note) + "\n\n" + data["output"]
     return data
 
