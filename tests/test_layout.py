@@ -112,25 +112,38 @@ def test_no_line_wider_than_80_when_piped(
 
 
 @pytest.mark.parametrize("lang", ["en", "ko", "zh"])
-def test_a_long_step_state_wraps_under_its_column(
+def test_every_step_label_fits_its_row_at_80_columns(
     lang: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The untouched stub's step 0 says it waits for a function, in words wider than the row."""
+    """The untouched stub's step 0 says it waits for a function, on the row itself."""
     monkeypatch.setenv("COLUMNS", "80")
-    main([str(ROOT / "exercises" / "embed.py"), "--seed", "4", "--lang", lang, "--no-report"])
+    main([str(ROOT / "exercises" / "embed.py"), "--seed", "4", "--lang", lang])
     lines = capsys.readouterr().out.splitlines()
     assert [line for line in lines if cells(line) > 80] == []
-    first = next(i for i, line in enumerate(lines) if "0.00 /   5.00" in line)
-    column = cells(lines[first][: lines[first].index("5.00") + len("5.00  ")])
-    state = lines[first][lines[first].index("5.00") + len("5.00  ") :]
-    rest = []
-    for line in lines[first + 1 :]:
-        if not line.strip() or cells(line) - cells(line.lstrip(" ")) != column:
-            break
-        rest.append(line.strip())
-    assert rest or lang != "en"  # English needs a second line at 80 columns
-    shown = "".join([state] + rest).replace(" ", "")
-    assert shown == text("status.waiting", lang).replace(" ", "")
+    heads = [text("render.step", lang, step=s, title=text("step.%d" % s, lang)) for s in range(9)]
+    rows = [i for i, line in enumerate(lines) if any(line.startswith(h) for h in heads)]
+    assert len(rows) == 9 and rows == list(range(rows[0], rows[0] + 9))  # one line each
+    zero = lines[rows[0]]
+    assert zero.endswith("  " + text("status.waiting", lang))
+    # The states stand in one column.
+    columns = {cells(line[: line.index(" / ") + 8]) for line in lines[rows[0] : rows[0] + 9]}
+    assert len(columns) == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "zh"])
+@pytest.mark.parametrize("module", ["exercises/embed.py", "tests/corpus/wrong/cosine_absolute.py"])
+def test_the_report_fits_a_narrow_screen(
+    lang: str, module: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "50")
+    monkeypatch.chdir((ROOT / module).parent)  # a path is one word: it cannot be broken
+    main([Path(module).name, "--seed", "4", "--lang", lang, "--no-report", "-v"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if cells(line) > 50] == []
+    # Each step's title, then its points and state below it.
+    title = text("render.step", lang, step=1, title=text("step.1", lang))
+    at = next(i for i, line in enumerate(lines) if line.startswith(title))
+    assert lines[at + 1].startswith("    ") and " / " in lines[at + 1]
 
 
 def test_student_strings_reach_the_terminal_escaped(

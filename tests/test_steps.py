@@ -131,6 +131,31 @@ def test_the_untouched_stub_says_what_is_true(stub, lang):
     assert text("idle.module", lang) in test["output"]
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_untouched_stub_has_one_note_for_its_functions(stub, lang):
+    """One line names every function not started; -v shows nothing tried on them."""
+    report = grade(stub, seed=1, lang=lang)
+    out = render(report, "text", lang, verbose=True)
+    notes = out[out.index(text("render.notes", lang)) :]
+    items = [line for line in notes.splitlines() if line.startswith("  · ")]
+    functions = [n.name for n in contract.FUNCTIONS if n.name != "write_report"]
+    assert len(items) == 2, items  # the functions, and the report writer
+    listed = notes.replace("\n", " ").replace("    ", "")
+    assert all(name in listed for name in functions)
+    # Nothing was tried on a function that only raises NotImplementedError.
+    assert "NotImplementedError (" not in out
+    assert text("render.open_count", lang, n=3)[:6] not in out
+
+
+def test_counts_of_one_are_singular():
+    assert text("render.open_count", "en", n=1).startswith("1 behaviour that")
+    assert text("render.open_count", "en", n=2).startswith("2 behaviours that")
+    assert text("pass", "en", n=1) == "1 case passed"
+    assert text("inputs_ok", "en", n=1).endswith("(1 call)")
+    for lang in LANGUAGES:
+        assert text("render.open_count", lang, n=1) != text("render.open_count", lang, n=2)
+
+
 def test_one_function_makes_the_import_count(tmp_path):
     path = tmp_path / "embed.py"
     path.write_text(student_at_step(1), "utf-8")

@@ -272,6 +272,10 @@ class Judging(Scoring):
                     self.msg("open_other", detail=outcome.detail or outcome.kind, **params)
                 )
         about = self.msg(cases[0].expect.about) if isinstance(cases[0].expect, Open) else ""
+        ran = [o for o in outcomes if o is not None]
+        idle = bool(ran) and all(
+            o.raised is not None and o.raised.type == "NotImplementedError" for o in ran
+        )
         return Draft(
             check.id,
             check.step,
@@ -279,6 +283,7 @@ class Judging(Scoring):
             Status.ADVISORY,
             self.msg("open_note", about=about, notes="; ".join(notes)),
             0,
+            code="not_started" if idle else "",  # nothing was tried
             advisory=True,
             replay=False,
         )

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from grader.engine import messages, show
+from grader.engine.contract import REPORT
 from grader.engine.lab import find
 from grader.engine.layout import cells, escape, wrap, wrap_command
 from grader.engine.messages import text
@@ -58,7 +59,9 @@ def render_lines(
                 out += [(e.style, line) for line in wrap_command(head, command, width, indent)]
             continue
         if e.how == _ROW:
-            out += [(e.style, line) for line in _row(escape(e.head), escape(e.text), width)]
+            title, _, points = e.head.partition("\t")
+            rows = _row(escape(title), escape(points), escape(e.text), width)
+            out += [(e.style, line) for line in rows]
             continue
         for piece in escape(e.text).split("\n"):
             if width is None or e.how == _FIXED:
@@ -69,15 +72,19 @@ def render_lines(
     return out
 
 
-def _row(head: str, state: str, width: int | None) -> list[str]:
-    """A step's row: the state wrapped in the room left after ``head``, under its column."""
-    if width is None or cells(head + state) <= width:
-        return [head + state]
-    room = width - cells(head)
-    if room < 12:  # too narrow for a column: the state goes below, indented
-        return [head.rstrip(" ")] + wrap("    " + state, width, "    ")
-    pieces = wrap(state, room)
-    return [head + pieces[0]] + [" " * cells(head) + p for p in pieces[1:]]
+def _row(title: str, points: str, state: str, width: int | None) -> list[str]:
+    """A step's row: the state wrapped in the room left after the title and the points,
+    under its column.  Where they leave no room for a column of states, the title takes
+    a line of its own and the points and the state go on the next, indented.
+    """
+    if width is None:
+        return [title + points + state]
+    room = width - cells(title + points)
+    if room >= 12:
+        pieces = wrap(state, room)
+        return [title + points + pieces[0]] + [" " * cells(title + points) + p for p in pieces[1:]]
+    below = "    " + points.lstrip(" ")
+    return wrap(title.rstrip(" "), width, "    ") + wrap(below + state, width, " " * cells(below))
 
 
 class _Entry(NamedTuple):
@@ -105,7 +112,11 @@ def _entries(report: Report, lang: str, verbose: bool) -> list[_Entry]:
         lines.append(_Entry("error", _PROSE, t("render.grader_error", error=report.grader_error)))
         return lines
     states = report.step_states()
-    for step, (got, most) in report.by_step().items():
+    steps = report.by_step()
+    titles = {step: t("render.step", step=step, title=t("step.%d" % step)) for step in steps}
+    column = max((cells(title) for title in titles.values()), default=0)
+    digits = max((len("%.2f" % most) for _, most in steps.values()), default=4)
+    for step, (got, most) in steps.items():
         checks = [c for c in report.checks if c.step == step]
         if states[step] == "fail":
             style = "fail"
@@ -118,16 +129,8 @@ def _entries(report: Report, lang: str, verbose: bool) -> list[_Entry]:
         else:
             style = "pass" if states[step] == "pass" else "skip"
             state = t("status." + states[step])
-        title = t("step.%d" % step)
-        lines.append(
-            _Entry(
-                style,
-                _ROW,
-                state,
-                "%s %6.2f / %6.2f  "
-                % (_pad(t("render.step", step=step, title=title), 46), got, most),
-            )
-        )
+        points = "%*.2f / %*.2f  " % (digits, got, digits, most)
+        lines.append(_Entry(style, _ROW, state, "%s \t%s" % (_pad(titles[step], column), points)))
     lines.append(_Entry("plain", _FIXED, ""))
     total = t("render.total", score=_num(report.score), max_score=_num(report.max_score))
     lines.append(_Entry("total", _PROSE, total))
@@ -188,14 +191,26 @@ def _entries(report: Report, lang: str, verbose: bool) -> list[_Entry]:
 
 
 def _notes(report: Report, t: Callable[..., str], verbose: bool) -> list[_Entry]:
-    """Functions not started yet, and (with verbose) what the open behaviour did."""
+    """Functions not started yet (one line for all of them), and what the open
+    behaviour did (with verbose; a function that only raises NotImplementedError
+    tried nothing)."""
     lines: list[_Entry] = []
-    seen: set[str] = set()
+    idle: dict[str, str] = {}  # function -> its note, in the report's order
     for c in report.checks:
-        if c.status is Status.SKIP and c.code == "not_started" and c.message not in seen:
-            seen.add(c.message)
-            lines.append(_Entry("note", _PROSE, "  · %s" % c.message))
-    advisory = [c for c in report.checks if c.status is Status.ADVISORY]
+        if c.status is Status.SKIP and c.code == "not_started":
+            idle.setdefault(c.function, c.message)
+    own = [fn for fn in idle if fn != REPORT]
+    if len(own) > 1:
+        names = ", ".join(own)
+        lines.append(
+            _Entry("note", _PROSE, "  · " + t("render.not_started", n=len(own), names=names))
+        )
+    lines += [
+        _Entry("note", _PROSE, "  · %s" % message)
+        for fn, message in idle.items()
+        if fn == REPORT or len(own) == 1
+    ]
+    advisory = [c for c in report.checks if c.status is Status.ADVISORY and c.code != "not_started"]
     if verbose:
         lines += [_Entry("note", _PROSE, "  · %s" % c.message) for c in advisory]
     elif advisory:

@@ -147,7 +147,7 @@ def snippet(
         return None
     stop = ""
     if limit is not None:
-        stop = "import faulthandler; faulthandler.dump_traceback_later(%g, exit=True); " % limit
+        stop = '__import__("faulthandler").dump_traceback_later(%g, exit=True); ' % limit
     text = "python3 -c '%simport %s; print(%s.%s(%s))'" % (
         stop,
         name,

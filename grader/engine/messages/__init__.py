@@ -57,7 +57,13 @@ def anchors(folder: Path) -> dict[str, dict[str, str]]:
 
 
 def text(code: str, lang: str = "en", **params: Any) -> str:
-    """The message ``code`` in ``lang`` (English when missing), filled with ``params``."""
+    """The message ``code`` in ``lang`` (English when missing), filled with ``params``.
+
+    With ``n`` equal to 1 the message ``code.one`` is used where there is one (the
+    singular: "1 case passed").
+    """
+    if params.get("n") == 1 and code + ".one" in catalogue("en"):
+        code += ".one"
     template = catalogue(lang).get(code) or catalogue("en").get(code)
     if template is None:
         raise KeyError("no message %r" % code)
