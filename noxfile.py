@@ -125,8 +125,9 @@ def mutants(session: nox.Session) -> None:
 
 @nox.session
 def exercises(session: nox.Session) -> None:
-    """Regenerate the student stub exercises/embed.py and the fingerprints of it and of
-    the reference that the grader ships (``-- --check`` only compares)."""
+    """Regenerate the student stub exercises/embed.py, the fingerprints of it and of
+    the reference that the grader ships, and the notebooks exercises/embed*.ipynb
+    (``-- --check`` only compares)."""
     session.run(
         "python",
         "-m",
@@ -136,6 +137,7 @@ def exercises(session: nox.Session) -> None:
         *session.posargs,
     )
     session.run("python", "-m", "grader.engine.prints", *session.posargs)
+    session.run("python", "-m", "grader.labs.embed.stubgen.notebook", *session.posargs)
 
 
 @nox.session(reuse_venv=True)

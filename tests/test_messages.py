@@ -486,6 +486,8 @@ NOT_FAILURE_PREFIXES = (
     "submission.",
     "report.json.schema_",
     "notebook.",
+    "nbcheck.",
+    "nbcell.",
 )
 
 
