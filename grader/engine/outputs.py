@@ -1,13 +1,14 @@
 """Every output format by name: ``text`` and ``json`` from ``grader.engine.render``,
-``junit`` and ``gradescope`` from ``grader.engine.formats``, imported only when one of
-them is asked for.  Both modules are imported from here, never the other way round."""
+``junit`` and ``gradescope`` from ``grader.engine.formats`` and ``classroom`` (GitHub
+Classroom's result) from ``grader.engine.classroom``, imported only when one of them is
+asked for.  Both modules are imported from here, never the other way round."""
 
 from __future__ import annotations
 
 from grader.engine.render import render_json, render_text
 from grader.engine.results import Report
 
-FORMATS = ("text", "json", "junit", "gradescope")
+FORMATS = ("text", "json", "junit", "gradescope", "classroom")
 
 
 def render(
@@ -30,4 +31,8 @@ def render(
         from grader.engine.formats import render_gradescope
 
         return render_gradescope(report, lang)
+    if fmt == "classroom":
+        from grader.engine.classroom import render_classroom
+
+        return render_classroom(report, lang)
     raise KeyError(fmt)
