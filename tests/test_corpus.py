@@ -16,12 +16,21 @@ The modules have no report writer: step 8 (the files the module's own
 
 from __future__ import annotations
 
+import copy
+import importlib.util
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from grader.engine.judge import judge
+from grader.engine.messages import catalogue
 from grader.engine.results import Report
+from grader.engine.sandbox import Outcome
+from grader.engine.wire import Raised
 from grader.labs.embed import contract
+from grader.labs.embed.checks import CHECKS, build
+from grader.labs.embed.hints import HINTS
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
@@ -133,6 +142,53 @@ def test_wrong_module_is_caught(path: Path, seed: int) -> None:
         sorted(names),
         detail,
     )
+    assert_hints_reproduce(path, report)
+
+
+def _run_in_process(module: Any, case: Any) -> Outcome:
+    """The outcome of one case, calling the (trusted) corpus module in this process."""
+    try:
+        value = getattr(module, case.fn)(*copy.deepcopy(case.args))
+    except Exception as exc:  # noqa: BLE001 - any exception is an outcome
+        names = tuple(t.__name__ for t in type(exc).__mro__ if t.__module__ == "builtins")
+        return Outcome(0, case.fn, "raised", raised=Raised(type(exc).__name__, names, str(exc)))
+    return Outcome(0, case.fn, "returned", value=value)
+
+
+def _hint_codes() -> dict[str, str]:
+    return {t: code for code, t in catalogue("en").items() if code.startswith("hint.")}
+
+
+def assert_hints_reproduce(path: Path, report: Report) -> None:
+    """A hint is shown only when its mistake gives every failing case of its check:
+    each case of the check is run again here, and the mistake's answer (or exception)
+    is asked of every one that fails."""
+    hinted = [c for c in report.checks if c.hint and not c.id.endswith(".inputs")]
+    if not hinted:
+        return
+    spec = importlib.util.spec_from_file_location("corpus_" + path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    by_id = {c.id: c for c in CHECKS}
+    codes = _hint_codes()
+    for result in hinted:
+        code = codes[result.hint]
+        failing = []
+        for case in build(by_id[result.id], report.seed):
+            outcome = _run_in_process(module, case)
+            verdict = judge(case, outcome, hints=HINTS)
+            if verdict is not None:
+                failing.append((case, verdict))
+        assert failing, "%s: %s shows a hint but no case fails here" % (path.name, result.id)
+        for case, verdict in failing:
+            assert code in verdict.hints, "%s: %s hints %s, which does not give %s: %s" % (
+                path.name,
+                result.id,
+                code,
+                case.shown,
+                verdict.code,
+            )
 
 
 def _full_marks(path: Path, seed: int) -> None:

@@ -27,14 +27,16 @@ if TYPE_CHECKING:
 class Verdict:
     """Why one case failed: a status, a message code and its parameters.
 
-    ``own``: the function broke a rule of its own answer's form, which no wrong
-    answer of a function it called can explain.
+    ``hints``: the message codes of every known mistake that gives this very outcome
+    on this case's inputs (value and type, or the exception); a check shows one only
+    when it explains every failing case.  ``own``: the function broke a rule of its
+    own answer's form, which no wrong answer of a function it called can explain.
     """
 
     status: Status
     code: str
     params: dict[str, Any] = field(default_factory=dict)
-    hint: str | None = None
+    hints: tuple[str, ...] = ()
     own: bool = False
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from grader.engine import show
@@ -11,7 +12,7 @@ from grader.engine.lab import Hints
 from grader.engine.results import Status
 from grader.engine.sandbox import Outcome
 
-__all__ = ["Verdict", "judge"]
+__all__ = ["Verdict", "explained", "judge"]
 
 NO_HINTS = Hints()
 
@@ -92,17 +93,18 @@ def judge(
         return Verdict(Status.ERROR, "skipped_callee", dict(base, names=stuck))
     if outcome.kind == "raised":
         assert outcome.raised is not None
+        because = tuple(hints.explain_raised(case.fn, case.args, outcome.raised.type))
         if isinstance(expect, Raises):
             if outcome.raised.is_a(expect.exc):
                 return None
             return Verdict(
-                Status.FAIL, "wrong_raise", dict(base, exc=expect.exc, **_raised(outcome))
+                Status.FAIL, "wrong_raise", dict(base, exc=expect.exc, **_raised(outcome)), because
             )
         return Verdict(
             Status.ERROR,
             _raised_code(outcome),
             dict(base, **_raised(outcome), **_where(outcome)),
-            hints.guess_raised(case.fn, outcome.raised.type),
+            because,
         )
     got = outcome.value
     if isinstance(expect, Raises):
@@ -110,7 +112,7 @@ def judge(
             Status.FAIL,
             "no_raise",
             dict(base, exc=expect.exc, got=show.short(got)),
-            hints.guess_raise(case.fn, case.args, got),
+            tuple(hints.explain_no_raise(case.fn, case.args, got)),
         )
     if not isinstance(expect, Returns):
         raise TypeError("a case expects %r, which the engine cannot judge" % (expect,))
@@ -129,6 +131,21 @@ def judge(
             Status.FAIL,
             code,
             dict(base, **_mismatch_params(m)),
-            hints.guess(case.fn, case.args, got),
+            tuple(hints.explain(case.fn, case.args, got)),
         )
     return None
+
+
+def explained(failed: Sequence[tuple[Case, Outcome, Verdict]]) -> str | None:
+    """The first known mistake that gives every failing outcome of a check, if one does.
+
+    One small input can fit a mistake by chance (``v * d + 1`` and ``2 * v * d`` agree
+    at (1, 1)); a hint is only shown when the mistake reproduces every failure, each
+    in value and type or in the exception raised.
+    """
+    codes: list[str] | None = None
+    for _, _, verdict in failed:
+        codes = list(verdict.hints) if codes is None else [c for c in codes if c in verdict.hints]
+        if not codes:
+            return None
+    return codes[0] if codes else None

@@ -11,7 +11,7 @@ from grader.engine import show
 from grader.engine.contract import MODULE
 from grader.engine.expect import Case, Check, Open, Verdict
 from grader.engine.importing import load_draft
-from grader.engine.judge import judge
+from grader.engine.judge import explained, judge
 from grader.engine.lab import Lab
 from grader.engine.options import selected
 from grader.engine.results import Status
@@ -224,10 +224,7 @@ class Judging(Scoring):
                 code="not_started",
                 replay=False,
             )
-        hint = verdict.hint
-        answers = [(c.fn, c.args, o.value) for c, o, _ in failed if o.kind == "returned"]
-        if hint and len(answers) > 1:
-            hint = self.lab.hints.common(answers[:8]) or hint
+        hint = explained(failed)
         details: dict[str, Any] = {"case": case.shown}
         code, params = verdict.code, verdict.params
         hung = self.hung.get(case.fn)

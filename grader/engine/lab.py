@@ -29,27 +29,26 @@ DEFAULT = "embed"
 
 
 class Hints:
-    """Guesses at the mistake behind a wrong answer: message codes, or None.
+    """The known mistakes that give an outcome: their message codes, in the lab's order.
 
-    A lab that knows its students' usual mistakes overrides these; a guess never
-    changes a verdict.
+    A lab that knows its students' usual mistakes overrides these.  Each method
+    lists every mistake that, run on these very arguments, gives this very outcome
+    (the value and its type, or the exception); the engine shows one only when it
+    does so for every failing case of a check.  A hint never changes a verdict.
     """
 
-    def guess(self, fn: str, args: tuple[Any, ...], got: Any) -> str | None:
-        """The mistake that explains the answer ``got``."""
-        return None
+    def explain(self, fn: str, args: tuple[Any, ...], got: Any) -> list[str]:
+        """The mistakes that answer ``got``."""
+        return []
 
-    def common(self, answers: list[tuple[str, tuple[Any, ...], Any]]) -> str | None:
-        """The first mistake that explains every one of several wrong answers."""
-        return None
+    def explain_raised(self, fn: str, args: tuple[Any, ...], exc: str) -> list[str]:
+        """The mistakes that raise ``exc`` (a call that raised where it should have
+        answered, or raised another exception than the one due)."""
+        return []
 
-    def guess_raised(self, fn: str, exc: str) -> str | None:
-        """For a call that raised ``exc`` where it should have answered."""
-        return None
-
-    def guess_raise(self, fn: str, args: tuple[Any, ...], got: Any) -> str | None:
-        """For a call that answered where it should have raised."""
-        return None
+    def explain_no_raise(self, fn: str, args: tuple[Any, ...], got: Any) -> list[str]:
+        """The mistakes that answer ``got`` where an exception was due."""
+        return []
 
     def guess_mutated(self, fn: str) -> str | None:
         """For a call that changed its arguments."""

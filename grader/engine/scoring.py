@@ -83,6 +83,10 @@ class Scoring:
                     # the function calls elsewhere is the best guess.
                     caused = (self.uses.get(d.function, set()) & failing) - {d.function}
                 d.caused_by = tuple(sorted(caused))
+                if d.caused_by:
+                    # The failure may come from the callee: a hint about this
+                    # function's own code would send the student the wrong way.
+                    d.hint = ""
 
     def portable(self, text: str | None) -> str | None:
         """``text`` (a traceback) with the module's path on this machine as the student's,

@@ -127,8 +127,8 @@ class Ranks(Custom):
                 "expected": show.short(ranking.nearest(k)),
                 "got": show.short(got),
             }
-            hint = hints.guess(case.fn, case.args, got)
-            return Verdict(Status.FAIL, code, dict(params, **more), hint, own)
+            because = tuple(hints.explain(case.fn, case.args, got))
+            return Verdict(Status.FAIL, code, dict(params, **more), because, own)
 
         # A list that breaks a rule of its form does not follow from a wrong score.
         if not isinstance(got, (list, tuple)) or any(type(i) is not int for i in got):
@@ -153,19 +153,22 @@ class Ranks(Custom):
                     code = "neigh_tie" if ranking.tied(a, b) else "neigh_order"
                     return fail(code, a=a, b=b, sa=score(a), sb=score(b))
         # Every row left out must not belong ahead of one listed.  Rows scoring clearly
-        # below the lowest listed score need no closer look.
+        # below the lowest listed score need no closer look.  The best row left out is
+        # named, against the lowest listed row it must precede: with k = 1 the row
+        # that belongs in the list, not merely one that scores above the listed one.
         floor = min((ranking.scores[x] for x in got), default=float("inf"))
         chosen = set(got)
-        for z in range(len(table)):
+        for z in sorted(range(len(table)), key=lambda i: (-ranking.scores[i], i)):
             if z == probe or z in chosen:
                 continue
             if ranking.scores[z] < floor and not close(ranking.scores[z], floor):
-                continue
-            for x in got:
-                if ranking.must_precede(z, x):
-                    if ranking.tied(z, x):
-                        return fail("neigh_tie", a=z, b=x, sa=score(z), sb=score(x))
-                    return fail("neigh_missing", z=z, x=x, sz=score(z), sx=score(x))
+                break
+            beaten = [x for x in got if ranking.must_precede(z, x)]
+            if beaten:
+                x = min(beaten, key=lambda i: (ranking.scores[i], -i))
+                if ranking.tied(z, x):
+                    return fail("neigh_tie", a=z, b=x, sa=score(z), sb=score(x))
+                return fail("neigh_missing", z=z, x=x, sz=score(z), sx=score(x))
         return None
 
 

@@ -77,13 +77,43 @@ def matches(fn: str, wrong: Any, got: Any) -> bool:
         return False
 
 
-RAISED: dict[tuple[str, str], str] = {
-    ("cosine", "ZeroDivisionError"): "hint.cosine.zero",
-    ("rms", "ZeroDivisionError"): "hint.rms.empty",
-    ("shape", "IndexError"): "hint.shape.empty",
-    ("lookup", "IndexError"): "hint.lookup.rejects",
-    ("scaled_lookup", "IndexError"): "hint.lookup.rejects",
+def _no_direction(a: list[float], b: list[float]) -> bool:
+    return not any(a) or not any(b)
+
+
+def _ids_inside(args: tuple[Any, ...]) -> bool:
+    table, ids = args[0], args[1]
+    return all(0 <= i < len(table) for i in ids)
+
+
+def _zero_id(args: tuple[Any, ...]) -> bool:
+    """Ids counted from 1 with their own bound (1..V) refuse the valid id 0."""
+    return 0 in args[1] and _ids_inside(args)
+
+
+def rectangular(matrix: list[list[float]]) -> bool:
+    return len({len(row) for row in matrix}) <= 1
+
+
+def _lengths_differ(vec: list[float], matrix: list[list[float]]) -> bool:
+    return len(vec) != len(matrix) and rectangular(matrix)
+
+
+# The exceptions known mistakes raise, each with the inputs on which it raises: a
+# mistake explains an exception only on those.
+RAISED: dict[tuple[str, str], list[tuple[str, Callable[..., bool]]]] = {
+    ("cosine", "ZeroDivisionError"): [("hint.cosine.zero", _no_direction)],
+    ("rms", "ZeroDivisionError"): [("hint.rms.empty", lambda v: len(v) == 0)],
+    ("shape", "IndexError"): [("hint.shape.empty", lambda m: len(m) == 0)],
+    ("row_times_matrix", "IndexError"): [
+        ("hint.row_times_matrix.no_length_check", _lengths_differ)
+    ],
 }
+for _fn in ("lookup", "lookup_via_one_hot", "scaled_lookup"):
+    RAISED[(_fn, "IndexError")] = [
+        ("hint.ids.one_based", lambda *args: _zero_id(args)),
+        ("hint.lookup.rejects", lambda *args: _ids_inside(args)),
+    ]
 
 MUTATED: dict[str, str] = {
     "stretch": "hint.stretch.copy",
@@ -95,67 +125,58 @@ MUTATED: dict[str, str] = {
 WRAPPING = ("lookup", "scaled_lookup", "lookup_via_one_hot")
 
 
-def in_python_range(fn: str, args: tuple[Any, ...]) -> bool:
-    """Whether Python's own indexing accepts every id of the call."""
+def in_python_range(fn: str, args: tuple[Any, ...], shift: int = 0) -> bool:
+    """Whether Python's own indexing accepts every id of the call (less ``shift``)."""
     table, ids = args[0], args[1]
-    return all(-len(table) <= i < len(table) for i in ids)
+    return all(-len(table) <= i - shift < len(table) for i in ids)
 
 
 class MistakeHints(Hints):
     """Hints from the answers that known mistakes give, however those are found.
 
-    A subclass says what each mistake answers for a case's arguments
-    (``answers``) and what Python's own indexing would give for ids out of range
-    (``wrapped``); the matching is the same for both editions.
+    A subclass says what each mistake answers for a case's arguments (``answers``)
+    and, where an exception was due, what the mistakes that let it pass answer
+    (``raise_answers``); the matching is the same for both editions.
     """
 
     def answers(self, fn: str, args: tuple[Any, ...]) -> list[tuple[str, Any]]:
         """(message code, the mistake's answer or NO_ANSWER) per known mistake, in order."""
         return []
 
-    def wrapped(self, fn: str, args: tuple[Any, ...]) -> Any:
-        """The answer when negative ids count from the end of the table."""
-        return NO_ANSWER
+    def raise_answers(self, fn: str, args: tuple[Any, ...]) -> list[tuple[str, Any]]:
+        """The same, for a call that should raise: what each mistake answers instead."""
+        return []
 
-    def guesses(self, fn: str, args: tuple[Any, ...], got: Any) -> list[str]:
-        """The message codes of every known mistake that explains ``got``, in table order."""
+    def explain(self, fn: str, args: tuple[Any, ...], got: Any) -> list[str]:
+        """The message codes of every known mistake that answers ``got``, in table order."""
         found: list[str] = []
         for code, wrong in self.answers(fn, args):
             if code not in found and matches(fn, wrong, got):
                 found.append(code)
         return found
 
-    def guess(self, fn: str, args: tuple[Any, ...], got: Any) -> str | None:
-        found = self.guesses(fn, args, got)
-        return found[0] if found else None
+    def explain_raised(self, fn: str, args: tuple[Any, ...], exc: str) -> list[str]:
+        found = []
+        for code, raises in RAISED.get((fn, exc), ()):
+            try:
+                if raises(*args):
+                    found.append(code)
+            except (ArithmeticError, LookupError, ValueError, TypeError):
+                continue
+        return found
 
-    def common(self, answers: list[tuple[str, tuple[Any, ...], Any]]) -> str | None:
-        """The first mistake that explains every one of several wrong answers.
-
-        One small input can fit two mistakes (ascending order and ranking by the other
-        score agree on a 3-row table); the failing cases together tell them apart.
-        """
-        codes: list[str] | None = None
-        for fn, args, got in answers:
-            found = self.guesses(fn, args, got)
-            codes = found if codes is None else [c for c in codes if c in found]
-        return codes[0] if codes else None
-
-    def guess_raised(self, fn: str, exc: str) -> str | None:
-        return RAISED.get((fn, exc))
-
-    def guess_raise(self, fn: str, args: tuple[Any, ...], got: Any) -> str | None:
-        """For a call that should have raised: does ``got`` show a known mistake?"""
+    def explain_no_raise(self, fn: str, args: tuple[Any, ...], got: Any) -> list[str]:
         if fn == "shape":
-            return "hint.shape.ragged"
-        if fn not in WRAPPING:
-            return None
-        if in_python_range(fn, args):
-            # Python's own indexing counts a negative id from the end: is that the answer?
-            return "hint.lookup.wraps" if matches(fn, self.wrapped(fn, args), got) else None
-        if any(i == len(args[0]) for i in args[1]):
-            return "hint.lookup.off_by_one"
-        return None
+            return ["hint.shape.ragged"]
+        found: list[str] = []
+        for code, wrong in self.raise_answers(fn, args):
+            if code not in found and matches(fn, wrong, got):
+                found.append(code)
+        if fn in WRAPPING:
+            table, ids = args[0], list(args[1])
+            if len(table) in ids and all(-1 < i <= len(table) for i in ids):
+                found.append("hint.lookup.off_by_one")
+        return found
 
     def guess_mutated(self, fn: str) -> str | None:
         return MUTATED.get(fn, "hint.inputs")

@@ -21,9 +21,9 @@ from grader.labs.embed.hintmatch import (
     NO_ANSWER,
     WRAPPING,
     MistakeHints,
-    OnlyKey,
     When,
     in_python_range,
+    rectangular,
 )
 
 Guess = tuple[str, Callable[..., Any]]
@@ -103,12 +103,23 @@ def _cos_squared(a: list[float], b: list[float]) -> float:
 
 
 def _growth_key(key: str, value: Callable[[int, int, int], int]) -> Callable[..., Any]:
-    """A vocab_growth mistake in one key: the answer is taken as right elsewhere."""
+    """A vocab_growth mistake in one key: every other key as it should be."""
 
     def wrong(v: int, d: int, f: int) -> Any:
-        return OnlyKey(key, value(v, d, f))
+        return dict(oracle.vocab_growth(v, d, f), **{key: value(v, d, f)})
 
     return wrong
+
+
+def _one_based(table: list[list[float]], ids: list[int]) -> list[list[float]]:
+    """Ids taken as counting from 1: table[i - 1] (id 0 reads the last row)."""
+    return [list(table[i - 1]) for i in ids]
+
+
+def _stretch_row(table: list[list[float]], row: int, factor: float) -> list[list[float]]:
+    out = [list(r) for r in table]
+    out[row] = [x * factor for x in table[row]]
+    return out
 
 
 def _one_hot_elsewhere(token_id: int, vocab: int) -> When:
@@ -138,6 +149,8 @@ GUESSES: dict[str, list[Guess]] = {
         ("hint.one_hot_mults.only_one", lambda v, d, c: d * c),
     ],
     "one_hot": [("hint.one_hot.position", _one_hot_elsewhere)],
+    "lookup": [("hint.ids.one_based", _one_based)],
+    "lookup_via_one_hot": [("hint.ids.one_based", _one_based)],
     "row_times_matrix": [
         ("hint.row_times_matrix.one_hot_only", _one_hot_only),
         ("hint.row_times_matrix.transposed", _transposed),
@@ -176,6 +189,7 @@ GUESSES: dict[str, list[Guess]] = {
         ("hint.cosine.absolute", lambda a, b: abs(oracle.cosine(a, b))),
     ],
     "stretch": [
+        ("hint.ids.one_based", lambda t, i, f: _stretch_row(t, i - 1, f)),
         (
             "hint.stretch.adds",
             lambda t, i, f: [[x + f for x in r] if j == i else list(r) for j, r in enumerate(t)],
@@ -202,6 +216,7 @@ GUESSES: dict[str, list[Guess]] = {
         ("hint.rms.no_sqrt", lambda v: oracle.dot(v, v) / len(v) if v else 0.0),
     ],
     "scaled_lookup": [
+        ("hint.ids.one_based", lambda t, ids, d: oracle.scaled_lookup(t, [i - 1 for i in ids], d)),
         ("hint.scaled.by_d", lambda t, ids, d: [[x * d for x in t[i]] for i in ids]),
         (
             "hint.scaled.width",
@@ -234,15 +249,37 @@ def answers(fn: str, args: tuple[Any, ...]) -> list[tuple[str, Any]]:
     ]
 
 
-def wrapped(fn: str, args: tuple[Any, ...]) -> Any:
-    """The rows when negative ids count from the end of the table (Python's indexing)."""
-    if fn not in WRAPPING or not in_python_range(fn, args):
+def _rows(fn: str, args: tuple[Any, ...], shift: int) -> Any:
+    """The rows of ids - shift as Python's indexing reads them (scaled for scaled_lookup)."""
+    if not in_python_range(fn, args, shift):
         return NO_ANSWER
     table, ids = args[0], args[1]
-    rows = [list(table[i]) for i in ids]
+    rows = [list(table[i - shift]) for i in ids]
     if fn == "scaled_lookup":
         rows = [[x * math.sqrt(args[2]) for x in row] for row in rows]
     return rows
+
+
+def _no_length_check(vec: list[float], matrix: list[list[float]]) -> Any:
+    """row_times_matrix without a length check: the product over the rows in common."""
+    if len(vec) == len(matrix) or not rectangular(matrix):
+        return NO_ANSWER
+    n = min(len(vec), len(matrix))
+    cells = len(matrix[0]) if matrix else 0
+    return [math.fsum(vec[r] * matrix[r][c] for r in range(n)) for c in range(cells)]
+
+
+def raise_answers(fn: str, args: tuple[Any, ...]) -> list[tuple[str, Any]]:
+    """What the known mistakes answer where an exception was due."""
+    if fn in WRAPPING:
+        # Negative ids counted from the end; ids counted from 1 (table[i - 1]).
+        return [
+            ("hint.lookup.wraps", _rows(fn, args, 0)),
+            ("hint.ids.one_based", _rows(fn, args, 1)),
+        ]
+    if fn == "row_times_matrix":
+        return [("hint.row_times_matrix.no_length_check", _no_length_check(*args))]
+    return []
 
 
 class EmbedHints(MistakeHints):
@@ -251,14 +288,12 @@ class EmbedHints(MistakeHints):
     def answers(self, fn: str, args: tuple[Any, ...]) -> list[tuple[str, Any]]:
         return answers(fn, args)
 
-    def wrapped(self, fn: str, args: tuple[Any, ...]) -> Any:
-        return wrapped(fn, args)
+    def raise_answers(self, fn: str, args: tuple[Any, ...]) -> list[tuple[str, Any]]:
+        return raise_answers(fn, args)
 
 
 HINTS = EmbedHints()
-guesses = HINTS.guesses
-guess = HINTS.guess
-common = HINTS.common
-guess_raised = HINTS.guess_raised
-guess_raise = HINTS.guess_raise
+explain = HINTS.explain
+explain_raised = HINTS.explain_raised
+explain_no_raise = HINTS.explain_no_raise
 guess_mutated = HINTS.guess_mutated

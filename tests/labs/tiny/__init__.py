@@ -56,13 +56,13 @@ CHECKS = (
 class TinyHints(Hints):
     """The one mistake this lab knows: dividing by one less than the length."""
 
-    def guess(self, fn: str, args: tuple[object, ...], got: object) -> str | None:
+    def explain(self, fn: str, args: tuple[object, ...], got: object) -> list[str]:
         xs = args[0]
         if fn == "mean" and isinstance(xs, list) and len(xs) > 1 and isinstance(got, float):
             wrong = sum(xs) / (len(xs) - 1)
             if abs(got - wrong) <= 1e-9 + 1e-9 * abs(wrong):
-                return "hint.mean.one_less"
-        return None
+                return ["hint.mean.one_less"]
+        return []
 
 
 LAB = Lab(

@@ -18,7 +18,7 @@ from typing import Any
 
 from grader.engine.expect import Case, Open, Raises
 from grader.engine.lab import Lab
-from grader.labs.embed.hintmatch import NO_ANSWER, WRAPPING, MistakeHints
+from grader.labs.embed.hintmatch import NO_ANSWER, MistakeHints
 from grader.labs.embed.stored.data import COMMON, FORMAT, Writer, run_file, write
 
 RUNS = 32
@@ -42,14 +42,14 @@ def _case(case: Case, hints: MistakeHints, w: Writer) -> dict[str, Any]:
         "expect": w.value(expect),
         "count": list(case.count),
     }
+    answers: list[tuple[str, Any]] = []
     if isinstance(case.expect, Raises):
-        wrap = hints.wrapped(case.fn, case.args) if case.fn in WRAPPING else NO_ANSWER
-        if wrap is not NO_ANSWER:
-            doc["wrap"] = w.value(wrap)
+        answers = hints.raise_answers(case.fn, case.args)
     elif not isinstance(case.expect, Open):
         answers = hints.answers(case.fn, case.args)
-        if answers:
-            doc["hints"] = [[code, w.value(wrong)] for code, wrong in answers]
+    answers = [(code, wrong) for code, wrong in answers if wrong is not NO_ANSWER]
+    if answers:
+        doc["hints"] = [[code, w.value(wrong)] for code, wrong in answers]
     return doc
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from grader.engine.expect import Case, Check
 from grader.engine.lab import Lab
 from grader.labs.embed import contract, reportstep
-from grader.labs.embed.hintmatch import NO_ANSWER, MistakeHints
+from grader.labs.embed.hintmatch import MistakeHints
 from grader.labs.embed.stored.data import Prepared, installed
 
 HERE = Path(__file__).resolve().parent
@@ -27,25 +27,25 @@ class StoredHints(MistakeHints):
     """The known mistakes' answers as prepared for each case, found by its arguments."""
 
     def __init__(self) -> None:
-        self._cases: dict[int, tuple[tuple[Any, ...], list[tuple[str, Any]], Any]] = {}
+        self._cases: dict[int, tuple[tuple[Any, ...], list[tuple[str, Any]]]] = {}
 
-    def remember(self, args: tuple[Any, ...], answers: list[tuple[str, Any]], wrap: Any) -> None:
-        self._cases[id(args)] = (args, answers, wrap)
+    def remember(self, args: tuple[Any, ...], answers: list[tuple[str, Any]]) -> None:
+        self._cases[id(args)] = (args, answers)
 
     def forget(self) -> None:
         self._cases.clear()
 
-    def _of(self, args: tuple[Any, ...]) -> tuple[list[tuple[str, Any]], Any]:
+    def _of(self, args: tuple[Any, ...]) -> list[tuple[str, Any]]:
         hit = self._cases.get(id(args))
         if hit is None or hit[0] is not args:
-            return [], NO_ANSWER
-        return hit[1], hit[2]
+            return []
+        return hit[1]
 
     def answers(self, fn: str, args: tuple[Any, ...]) -> list[tuple[str, Any]]:
-        return self._of(args)[0]
+        return self._of(args)
 
-    def wrapped(self, fn: str, args: tuple[Any, ...]) -> Any:
-        return self._of(args)[1]
+    def raise_answers(self, fn: str, args: tuple[Any, ...]) -> list[tuple[str, Any]]:
+        return self._of(args)
 
 
 def _prepared_only(rng: random.Random) -> list[Case]:
@@ -83,9 +83,8 @@ class Runs:
             for d in docs:
                 case = Case(d["fn"], tuple(read(d["args"])), read(d["expect"]), tuple(d["count"]))
                 answers = [(code, read(v)) for code, v in d.get("hints", ())]
-                wrap = read(d["wrap"]) if "wrap" in d else NO_ANSWER
-                if answers or wrap is not NO_ANSWER:
-                    self.hints.remember(case.args, answers, wrap)
+                if answers:
+                    self.hints.remember(case.args, answers)
                 cases.append(case)
             out[cid] = tuple(cases)
         return out
