@@ -469,6 +469,7 @@ NOT_FAILURES = {
 }
 NOT_FAILURE_PREFIXES = (
     "hint.",
+    "printed.",
     "report.measure.",
     "render.",
     "step.",

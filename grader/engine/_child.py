@@ -38,6 +38,8 @@ MAX_TRACEBACK = 4000
 STR_CHARS_PER_ITEM = 16
 MAX_CONSTANT = 10000  # items of a constant's value sent after the import
 MAX_NAMES = 64  # third-party names sent after the import
+MAX_PRINTED = 300  # characters of a function's first printed output sent back
+COUNT_PRINTED = 1 << 16  # bytes of one call's output in which its lines are counted
 PACK_FROM = 8  # lists of at least this many floats travel as packed doubles
 
 _NAME_OF = type.__dict__["__name__"].__get__  # a type's name without asking the type
@@ -64,6 +66,7 @@ _seek = os.lseek
 _open = os.open
 _read = os.read
 _fstat = os.fstat
+_pread = getattr(os, "pread", None)
 _close = os.close
 _mkdir = os.mkdir
 _ISREG = stat.S_ISREG
@@ -751,6 +754,25 @@ def _traceback(exc, path):
     return text
 
 
+def _printed(name, printing, start=0):
+    """What the last call printed (fds 1 and 2 hold nothing else from ``start`` on): its
+    bytes and lines, and the first lines of the first call of each function that
+    printed; None when it printed nothing."""
+    try:
+        size = _fstat(1).st_size - start
+        if size <= 0 or _pread is None:
+            return None
+        head = _pread(1, COUNT_PRINTED, start)
+    except BaseException:
+        return None
+    lines = head.count(b"\n") + (0 if head.endswith(b"\n") else 1)
+    note = {"size": size, "lines": lines}
+    if name not in printing:
+        printing[name] = None
+        note["head"] = head[: MAX_PRINTED * 4].decode("utf-8", "replace")[:MAX_PRINTED]
+    return note
+
+
 def _student_traceback(exc, path):
     """The traceback from the student's first frame on, without this file's frames."""
     try:
@@ -786,6 +808,8 @@ class Child(object):
         self.watched = []  # (name, namespace, keys, values): checked after every call
         self.recursion = _getrecursionlimit()
         self.threads = 0
+        self.printing = {}  # functions whose printed output was sent already
+        self.printed_from = 0  # where the next call's output starts (after the import's)
 
     def send(self, obj):
         self.write((_dumps(obj) + "\n").encode("ascii"))
@@ -830,6 +854,10 @@ class Child(object):
         elapsed = _perf() - start
         _flush()
         _stop_timers()
+        try:
+            self.printed_from = _fstat(1).st_size  # the parent reads what the import printed
+        except BaseException:
+            pass
         names = {}
         space = module.__dict__ if module is not None else {}
         self.globals = space
@@ -952,6 +980,8 @@ class Child(object):
             if mutated is not None:
                 break
         _flush()
+        printed = _printed(name, self.printing, self.printed_from)
+        self.printed_from = 0
         try:
             _truncate(1, 0)  # what a call prints is not kept: it must not fill the file
             _seek(1, 0, 0)  # fds 1 and 2 share one offset
@@ -965,6 +995,8 @@ class Child(object):
             "called": called,
             "mults": mults,
         }
+        if printed is not None:
+            answer["printed"] = printed
         tainted = self.left_behind()
         if tainted is not None:
             answer["tainted"] = tainted

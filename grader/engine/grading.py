@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from grader.engine import selection, submitted
+from grader.engine import printed, selection, submitted
 from grader.engine.contract import REPORT
 from grader.engine.expect import Case, Check, Open, Verdict
 from grader.engine.judge import judge
@@ -215,6 +215,7 @@ class Grading(Judging):
                 ]
                 written = writing.result() if writing is not None else Written("not loaded", {})
                 stats = (box.calls, box.child_seconds)
+                said = printed.collect(outcomes, loaded.output)
                 child.submit(box.close)
             except BaseException:
                 # Stopping (SIGTERM, say): kill the child now, so that the thread
@@ -240,6 +241,7 @@ class Grading(Judging):
                 "upto": self.opts.upto,
                 "lab": self.lab.spec,
                 "constants": list(self.lab.constants),
+                "printed": said,
             },
         )
 

@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from grader.engine import messages, show
+from grader.engine import messages, printed, show
 from grader.engine.contract import REPORT
 from grader.engine.lab import find
 from grader.engine.layout import cells, escape, wrap, wrap_command
@@ -210,6 +210,8 @@ def _notes(report: Report, t: Callable[..., str], verbose: bool) -> list[_Entry]
         for fn, message in idle.items()
         if fn == REPORT or len(own) == 1
     ]
+    for fn, entry in (report.meta.get("printed") or {}).items():
+        lines.append(_Entry("note", _PROSE, "  · " + printed.note(fn, entry, t)))
     advisory = [c for c in report.checks if c.status is Status.ADVISORY and c.code != "not_started"]
     if verbose:
         lines += [_Entry("note", _PROSE, "  · %s" % c.message) for c in advisory]

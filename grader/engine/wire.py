@@ -295,6 +295,32 @@ class AnswerFields:
     called: tuple[str, ...]
     mults: int | None
     tainted: str | None
+    printed: Printed | None = None
+
+
+@dataclass(frozen=True)
+class Printed:
+    """What one call printed: its size in bytes, its lines (counted in its first 64 KiB),
+    and, for the first call of a function that printed, its first characters."""
+
+    size: int
+    lines: int
+    head: str = ""
+
+
+def printed(data: Any) -> Printed | None:
+    if data is None:
+        return None
+    if type(data) is not dict:
+        raise OffProtocol("printed is not an object")
+    size, lines = _count(data.get("size")), _count(data.get("lines"))
+    return Printed(size, lines, _text(data.get("head", ""), "printed", 400))
+
+
+def _count(x: Any) -> int:
+    if type(x) is not int or not 0 <= x <= 1 << 62:
+        raise OffProtocol("printed is not a count")
+    return int(x)
 
 
 def answer(data: dict[str, Any], names: Collection[str]) -> AnswerFields:
@@ -327,6 +353,7 @@ def answer(data: dict[str, Any], names: Collection[str]) -> AnswerFields:
         called,
         mults,
         tainted,
+        printed(data.get("printed")),
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.engine.sandbox.limits import MAX_LINE
-from grader.engine.wire import Raised
+from grader.engine.wire import Printed, Raised
 from grader.engine.wirefiles import WrittenFile
 
 
@@ -56,6 +56,7 @@ class Outcome:
     elapsed: float = 0.0
     detail: str = ""
     why: str = ""  # "budget": the submission's time ran out; "budget_fn": the function's
+    printed: Printed | None = None  # what the call printed, if anything
 
 
 @dataclass(frozen=True)

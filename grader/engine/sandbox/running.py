@@ -288,6 +288,7 @@ class Running(Loading):
             "called": got.called,
             "mults": got.mults,
             "elapsed": got.elapsed,
+            "printed": got.printed,
         }
         if got.ok:
             return Outcome(c.id, c.fn, "returned", value=got.value, **common)
