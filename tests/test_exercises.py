@@ -351,3 +351,30 @@ def test_readmes_name_every_function_and_report_field(filename: str) -> None:
         assert f"`{key}`" in text, key
     for heading in contract.REPORT_HEADINGS:
         assert f"## {heading}" in text, heading
+
+
+@pytest.mark.parametrize("filename", list(READMES.values()))
+def test_what_the_readmes_say_of_the_global_random_module_is_true(filename: str) -> None:
+    """Seeded at the start of every make_table call, the module's own functions give the
+    grader's table; seeded once elsewhere, a second table differs.  Each README says so,
+    and no longer that the global module always gives different numbers."""
+    import random
+
+    def seeded(vocab: int, dim: int, seed: int) -> list[list[float]]:
+        random.seed(seed)
+        return [[random.random() - 0.5 for _ in range(dim)] for _ in range(vocab)]
+
+    def unseeded(vocab: int, dim: int, seed: int) -> list[list[float]]:
+        return [[random.random() - 0.5 for _ in range(dim)] for _ in range(vocab)]
+
+    from grader.labs.embed import oracle
+
+    want = oracle.make_table(5, 3, 2026)
+    assert seeded(5, 3, 2026) == seeded(5, 3, 2026) == want
+    random.seed(2026)
+    assert unseeded(5, 3, 2026) == want and unseeded(5, 3, 2026) != want
+    text = " ".join((ROOT / "exercises" / filename).read_text(encoding="utf-8").split())
+    step1 = text[text.index('<a id="step-1">') : text.index('<a id="step-2">')]
+    assert "random.seed(seed)" in step1 and "random.random()" in step1
+    assert not re.search(r"global `random` module\) gives different", step1)
+    assert "전역 `random` 모듈)로 채우면" not in step1 and "使用全局 `random` 模块）" not in step1
