@@ -74,6 +74,7 @@ ATTACKS: dict[str, tuple[set[str], set[str]]] = {
         set(),
     ),
     "forged_loaded": ({"imports"}, {"VOCAB", "DIM", "SEED"}),
+    "fill_disk": ({"dot", "stretch"}, set()),
     "slow_reload": (set(), {n.name for n in NAMES if not n.is_constant}),
     "huge_answers": (
         {n.name for n in NAMES if not n.is_constant} - {"one_hot_mults", "nearest_by_cosine"},
@@ -326,7 +327,7 @@ def attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside: 
         "cleanup_link",
         "deep_tree",
     ]
-    + ["forged_lines", "forged_loaded", "slow_reload", "colliding_keys"],
+    + ["forged_lines", "forged_loaded", "slow_reload", "colliding_keys", "fill_disk"],
 )
 def test_attack_in_bwrap(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with outside_file(name, tmp_path) as outside:
@@ -362,7 +363,8 @@ USER_MODE = (
 
 @pytest.mark.skipif(USER_MODE != "", reason="no unprivileged user here: %s" % USER_MODE)
 @pytest.mark.parametrize(
-    "name", ["files", "subprocesses", "ghost_thread", "signals", "hang", "swap_own_file"]
+    "name",
+    ["files", "subprocesses", "ghost_thread", "signals", "hang", "swap_own_file", "fill_disk"],
 )
 def test_attack_as_unprivileged_user(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

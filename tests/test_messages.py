@@ -481,6 +481,7 @@ NOT_FAILURE_PREFIXES = (
     "open.",
     "rule.",
     "kind.",
+    "machine.",
     "page.",
     "report.kind.",
     "gradescope.",

@@ -225,7 +225,7 @@ def write_pages(
         steps = data.get("steps") if isinstance(data.get("steps"), dict) else {}
         page = student.render(t=t, lang=lang, row=r, steps=steps, plain=plain)
         write(folder / ("%s.html" % r.id), page)
-    scored = [r for r in rows if r.status != "grader error"]
+    scored = [r for r in rows if r.status not in ("grader error", "not graded")]
     # Each step's points, as the summary has them from the lab.
     points = {int(s): float(v["max"]) for s, v in summary["steps"].items()}
     script, script_hash = _script()

@@ -24,6 +24,7 @@ from grader.engine.optioncheck import option_problem
 from grader.engine.outputs import FORMATS, render
 from grader.engine.render import render_lines
 from grader.engine.results import Report
+from grader.engine.sandbox import MachineFault
 from grader.engine.stopping import Terminated, terminated_raises
 
 
@@ -149,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             report = _grade(args, lang)
     except UsageError as exc:
         return _fail(text(exc.code, lang, **exc.params))
+    except MachineFault as exc:  # tried twice: the machine, not the submission
+        return _grader_error(args, lang, machine_text(exc, lang))
     except Terminated:
         detail = (
             "terminated by SIGTERM while grading (in --sandbox process the submission can send it)"
@@ -203,6 +206,12 @@ def console() -> None:
     except (OSError, ValueError):
         raise SystemExit(code) from None
     os._exit(code)
+
+
+def machine_text(fault: MachineFault, lang: str) -> str:
+    """Why a submission was not graded when the machine ran short, in words."""
+    resource = text("machine." + fault.resource, lang)
+    return text("machine.not_graded", lang, resource=resource)
 
 
 def _grade(args: argparse.Namespace, lang: str) -> Report:

@@ -33,6 +33,7 @@ from grader.engine.sandbox import (
     Written,
     answer_limit,
     prepare,
+    twice,
 )
 from grader.engine.scoring import Draft, default_report_dir, shown_path
 from grader.engine.worker import Worker
@@ -98,7 +99,8 @@ def grade(
         max_seconds=max_seconds,
         lab=chosen.spec,
     )
-    return Grading(Path(path), opts).run()
+    # A shortage of the machine is tried once more, then raised as a MachineFault.
+    return twice(lambda: Grading(Path(path), opts).run())
 
 
 def _run_and_tell(

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from grader.engine import show
 from grader.engine.contract import MODULE
 from grader.engine.results import Status
-from grader.engine.sandbox import Loaded
+from grader.engine.sandbox import DISK_DETAIL, DISK_FILES, DISK_MB, Loaded
 from grader.engine.scoring import Draft
 
 
@@ -37,14 +37,16 @@ def load_draft(
             code="import_timeout",
         )
     elif loaded.error is None:
+        # import_disk: the import passed the child's share of disk
+        code = "import_disk" if loaded.detail == DISK_DETAIL else "import_crashed"
         detail = portable(loaded.traceback) or loaded.detail or "no answer"
         d = Draft(
             "imports.load",
             0,
             MODULE,
             Status.ERROR,
-            msg("import_crashed", detail=detail),
-            code="import_crashed",
+            msg(code, detail=detail, mb=DISK_MB, files=DISK_FILES),
+            code=code,
         )
     else:
         d = Draft(

@@ -10,7 +10,7 @@ from grader.engine.compare import Mismatch, diff, type_name
 from grader.engine.expect import Case, Custom, Open, Raises, Returns, Verdict
 from grader.engine.lab import Hints
 from grader.engine.results import Status
-from grader.engine.sandbox import Outcome
+from grader.engine.sandbox import DISK_FILES, DISK_MB, Outcome
 
 __all__ = ["Verdict", "explained", "judge"]
 
@@ -76,6 +76,8 @@ def judge(
     base: dict[str, Any] = {"call": case.shown, "fn": case.fn}
     if outcome.kind == "timeout":
         return Verdict(Status.TIMEOUT, "timeout", dict(base, seconds="%g" % timeout))
+    if outcome.kind == "crashed" and outcome.why == "disk":
+        return Verdict(Status.ERROR, "disk_spent", dict(base, mb=DISK_MB, files=DISK_FILES))
     if outcome.kind == "crashed":
         return Verdict(Status.ERROR, "crashed", dict(base, detail=outcome.detail))
     if outcome.kind == "skipped" and outcome.why in ("budget", "budget_fn"):

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.engine import layout
-from grader.engine.batch.rows import GRADER_ERROR, Row, empty_row, num, row_of
+from grader.engine.batch.rows import GRADER_ERROR, NOT_GRADED, Row, empty_row, num, row_of
 from grader.engine.batch.submissions import REFUSED, UNREADABLE, Submission
 from grader.engine.grading import UsageError, grade
 from grader.engine.lab import find
 from grader.engine.messages import text
 from grader.engine.outputs import render
+from grader.engine.sandbox import MachineFault
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,13 @@ def grade_one(job: Job) -> Graded:
         status = REFUSED if exc.code.startswith("submission.") else UNREADABLE
         detail = text(exc.code, job.lang, **exc.params)
         row = empty_row(sub, status, job.seed, detail, find(job.lab), time.perf_counter() - start)
+    except MachineFault as exc:  # tried twice: never charged to the submission
+        detail = text(
+            "machine.not_graded", job.lang, resource=text("machine." + exc.resource, job.lang)
+        )
+        row = empty_row(
+            sub, NOT_GRADED, job.seed, detail, find(job.lab), time.perf_counter() - start
+        )
     except Exception as exc:  # a fault of the grader, never of the student
         detail = "%s: %s" % (type(exc).__name__, exc)
         row = empty_row(

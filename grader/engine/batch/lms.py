@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from grader.engine.batch.rows import GRADER_ERROR, Row, cell, num
+from grader.engine.batch.rows import UNSCORED, Row, cell, num
 
 CANVAS_FILE = "gradebook-canvas.csv"
 MOODLE_FILE = "gradebook-moodle.csv"
@@ -56,7 +56,7 @@ def moodle_id(ident: str) -> str:
 
 
 def _points(row: Row) -> str:
-    return "" if row.status == GRADER_ERROR else num(row.total)
+    return "" if row.status in UNSCORED else num(row.total)
 
 
 def _csv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

@@ -21,8 +21,20 @@ TIMEOUT = "timeout"
 CRASHED = "crashed"
 IMPORT_ERROR = "import error"
 GRADER_ERROR = "grader error"
+NOT_GRADED = "not graded"  # the grading machine ran short (disk, memory, processes) twice
 # Every status a row can have, the usual first.
-STATUSES = (GRADED, TIMEOUT, CRASHED, IMPORT_ERROR, MISSING, UNREADABLE, REFUSED, GRADER_ERROR)
+STATUSES = (
+    GRADED,
+    TIMEOUT,
+    CRASHED,
+    IMPORT_ERROR,
+    MISSING,
+    UNREADABLE,
+    REFUSED,
+    GRADER_ERROR,
+    NOT_GRADED,
+)
+UNSCORED = (GRADER_ERROR, NOT_GRADED)  # the grader's fault: no score, never cached
 
 
 def gradebook_fields(lab: Lab) -> list[str]:

@@ -29,6 +29,7 @@ from grader.engine.batch.cache import CACHE_FILE, Cache, cache_key, grader_finge
 from grader.engine.batch.job import Graded, Job, grade_one, problem_feedback, shown_module
 from grader.engine.batch.rows import (
     GRADER_ERROR,
+    UNSCORED,
     BatchOptions,
     Row,
     empty_row,
@@ -72,7 +73,7 @@ class BatchResult:
 
     @property
     def exit_status(self) -> int:
-        return 2 if any(r.status == GRADER_ERROR for r in self.rows) else 0
+        return 2 if any(r.status in UNSCORED for r in self.rows) else 0
 
 
 Progress = Callable[[Row, int, int], None]
@@ -127,7 +128,7 @@ def run_batch(
         write_atomic(feedback / ("%s.txt" % row.id), graded.feedback_text)
         write_atomic(feedback / ("%s.json" % row.id), graded.feedback_json)
         rows[row.id] = row
-        if key is not None and row.status != GRADER_ERROR:
+        if key is not None and row.status not in UNSCORED:
             cache.put(row.id, key, row)
         done += 1
         if on_row is not None:

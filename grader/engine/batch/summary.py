@@ -10,8 +10,9 @@ from typing import Any
 from grader import __version__
 from grader.engine import layout
 from grader.engine.batch.rows import (
-    GRADER_ERROR,
+    NOT_GRADED,
     STATUSES,
+    UNSCORED,
     BatchOptions,
     Row,
     num,
@@ -26,7 +27,7 @@ def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[s
     """The class at a glance.  Rows with a grader error count in ``statuses`` only."""
     lab = find(opts.lab)
     top = lab.max_score
-    scored = [r for r in rows if r.status != GRADER_ERROR]
+    scored = [r for r in rows if r.status not in UNSCORED]
     totals = [r.total for r in scored]
     statuses = Counter(r.status for r in rows)
     bins: list[dict[str, Any]] = []
@@ -79,6 +80,7 @@ def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[s
         "steps": steps,
         "failing_checks": failing,
         "seconds": round(seconds, 2),
+        "not_graded": sum(1 for r in rows if r.status == NOT_GRADED),
     }
 
 
@@ -99,6 +101,8 @@ def summary_text(
 ) -> str:
     """The class summary as text, no line wider than ``width`` columns."""
     lines = _summary_lines(summary, lang, width)
+    if summary.get("not_graded"):  # the machine ran short: said last, to be seen
+        lines += ["", text("batch.machine", lang, n=summary["not_graded"])]
     fitted = [piece for line in lines for piece in layout.wrap(line, width, " " * 8)]
     return "\n".join(fitted) + "\n"
 

@@ -10,7 +10,8 @@ What lives here, from the bottom up: ``limits`` (sizes and times), ``records`` (
 plain data in and out), ``encoding`` (values on the wire), ``pipe`` (lines from the
 child), ``processes`` (finding and killing them, cgroups), ``program`` (the child's
 code as handed over), ``isolation`` (process, user or bubblewrap), ``budget`` (the
-time a submission may take), and the ``Sandbox`` itself in layers: ``child`` (start and stop one child), ``loading``
+time a submission may take), ``disk`` (each child's share of disk, and what the
+machine itself lacks), and the ``Sandbox`` itself in layers: ``child`` (start and stop one child), ``loading``
 (import the module, restart), ``running`` (calls) and ``box`` (the report writer).
 
 Modules here may import the standard library, ``grader.engine.wire``,
@@ -21,6 +22,7 @@ the caller.
 
 from grader.engine.sandbox.box import Sandbox
 from grader.engine.sandbox.child import CHILD, CHILD_TAG, MODULE_FILE
+from grader.engine.sandbox.disk import DISK_DETAIL, machine_fault, twice
 from grader.engine.sandbox.encoding import (
     PACK_FROM,
     answer_limit,
@@ -45,6 +47,8 @@ from grader.engine.sandbox.isolation import (
 from grader.engine.sandbox.limits import (
     ANSWER_SLACK,
     BUDGET,
+    DISK_FILES,
+    DISK_MB,
     MARKER,
     MAX_LINE,
     MAX_MODULE,
@@ -54,7 +58,14 @@ from grader.engine.sandbox.limits import (
     SPENT,
     STDLIB,
 )
-from grader.engine.sandbox.records import Call, Loaded, Outcome, SandboxError, Written
+from grader.engine.sandbox.records import (
+    Call,
+    Loaded,
+    MachineFault,
+    Outcome,
+    SandboxError,
+    Written,
+)
 from grader.engine.wire import (
     Foreign,
     OffProtocol,
@@ -71,6 +82,9 @@ __all__ = [
     "CHILD",
     "CHILD_TAG",
     "CHOICES",
+    "DISK_DETAIL",
+    "DISK_FILES",
+    "DISK_MB",
     "HOME_AS_ROOT",
     "ISOLATIONS",
     "MARKER",
@@ -87,6 +101,7 @@ __all__ = [
     "Call",
     "Foreign",
     "Loaded",
+    "MachineFault",
     "OffProtocol",
     "Outcome",
     "Raised",
@@ -101,10 +116,12 @@ __all__ = [
     "decode",
     "encode",
     "isolation_problem",
+    "machine_fault",
     "pack",
     "pack_rows",
     "prepare",
     "strongest",
+    "twice",
     "unpack",
     "unpack_rows",
     "user_problem",

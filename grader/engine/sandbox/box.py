@@ -10,6 +10,7 @@ from types import TracebackType
 from typing import Any
 
 from grader.engine import wirefiles
+from grader.engine.sandbox.disk import DISK_DETAIL
 from grader.engine.sandbox.encoding import dumps
 from grader.engine.sandbox.limits import ANSWER_SLACK, MAX_LINE, MIN_ANSWER, SPENT
 from grader.engine.sandbox.pipe import Died, TooLarge
@@ -51,8 +52,20 @@ class Sandbox(Running):
         whole call, and the submission's time cap bounds it too: its time (and a
         restart it needs) is charged to ``fn``.  An answer off the protocol is the
         writer's crash.  The writer may have left anything behind, so a later ``run``
-        starts a new child.
+        starts a new child.  A writer that passes the child's share of disk is
+        stopped (``"disk"``).
         """
+        written = self._write_report(files, fn, timeout, max_bytes)
+        if self.disk_spent():
+            self._kill()
+            return Written("disk", {}, called=written.called, detail=DISK_DETAIL)
+        if written.kind in ("raised", "crashed", "timeout"):
+            self.machine_check()
+        return written
+
+    def _write_report(
+        self, files: Sequence[str], fn: str, timeout: float | None, max_bytes: int
+    ) -> Written:
         limit = self.timeout if timeout is None else float(timeout)
         if self.loaded is None:
             self.load()

@@ -12,6 +12,7 @@ import time
 from collections.abc import Collection, Sequence
 
 from grader.engine import safefs, users, wire
+from grader.engine.sandbox import disk
 from grader.engine.sandbox.budget import Budget
 from grader.engine.sandbox.isolation import (
     CHOICES,
@@ -35,7 +36,6 @@ from grader.engine.sandbox.pipe import Died, Pipe, TooLarge
 from grader.engine.sandbox.processes import (
     Cgroup,
     capture_file,
-    descendants,
     has_marker,
     status_text,
     sweep,
@@ -110,6 +110,8 @@ class Child:
         self._stale = ""  # the report writer that ran in this child: the next run restarts
         self._lease: users.Lease | None = None
         self._spawned = False  # a child started by spawn() that load() has not taken over
+        self._share: disk.Share | None = None  # the child's share of disk, and its watcher
+        self._watcher: disk.Watcher | None = None
         problem = isolation_problem(self.isolation, self.python)
         if problem:  # fails early on an isolation that is not there
             raise SandboxError(problem)
@@ -130,7 +132,7 @@ class Child:
     def _command(self, tmp: str) -> list[str]:
         if self.isolation == "bwrap":
             uid = self._lease.uid if self._lease is not None else None
-            cmd = bwrap_command(self.python, tmp, uid)
+            cmd = bwrap_command(self.python, tmp, uid, self.module_file, disk.TMPFS_BYTES)
             i = cmd.index("--")
             env = ["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"]
             home = self.home()
@@ -141,7 +143,7 @@ class Child:
 
     def home(self) -> str:
         """The child's working folder as the child sees it."""
-        if self.isolation == "bwrap" and self._lease is not None:
+        if self.isolation == "bwrap":
             return HOME_AS_ROOT
         return self._tmp or ""
 
@@ -173,13 +175,16 @@ class Child:
         self._stop()
         self.budget.begin()
         self._stale = ""
-        self._tmp = tempfile.mkdtemp(prefix="embed-grader-")
         try:
+            self._tmp = tempfile.mkdtemp(prefix="embed-grader-")
             self._launch()
-        except BaseException:
+        except BaseException as exc:
             # Whatever stopped the start (no user to lease, no cgroup, a signal): the
             # folder just made goes now, not when someone remembers to close.
             self._stop()
+            fault = disk.machine_fault(exc)  # no space, memory or process slot to start it
+            if fault is not None and fault is not exc:
+                raise fault from exc
             raise
 
     def _launch(self) -> None:
@@ -187,6 +192,9 @@ class Child:
         self._marker = os.urandom(8).hex()
         if self.isolation != "process" and drops_user():
             self._lease = users.lease()
+        owner = (self._lease.uid, self._lease.gid) if self._lease else (os.geteuid(), os.getegid())
+        self._share = disk.Share.make(self.isolation, self._tmp, *owner, self._inside)
+        self._share.check_room()
         # The child's own copy of the module, in the folder only it may write.
         module = os.path.join(self._tmp, self.module_file)
         with open(module, "xb") as f:
@@ -218,8 +226,11 @@ class Child:
                 **user_args,
             )
         except OSError as exc:
+            if disk.machine_fault(exc) is not None:
+                raise
             raise SandboxError("cannot start %s: %s" % (self.python, exc)) from exc
         self._pipe = Pipe(self._proc)
+        self._watcher = disk.Watcher(self._share, self._proc.kill)
 
     def _ready(self) -> None:
         """The child in its cgroup and its first line, which says it runs."""
@@ -243,26 +254,10 @@ class Child:
         if (
             self._cgroup is not None
             and self.isolation == "bwrap"
-            and not self._join_cgroup(self._cgroup, self._proc.pid)
+            and not self._cgroup.join_all(self._proc.pid)
         ):
             self._cgroup.remove()
             self._cgroup = None
-
-    def _join_cgroup(self, group: Cgroup, pid: int) -> bool:
-        """Move every process of the child into its cgroup, before the module is
-        imported.
-
-        A process's children are born in its cgroup: bubblewrap forks the child's
-        processes as soon as it starts, maybe before the one it runs in joined, so
-        each of them is moved.  Once the child has said it runs, all of them exist,
-        and none starts another before the module is imported.
-        """
-        pids = [pid, *descendants(pid)]
-        for p in pids[1:]:
-            group.add(p)
-        inside = set(group.pids())
-        # One that ended meanwhile is not missing.
-        return all(p in inside or not os.path.exists("/proc/%d" % p) for p in pids)
 
     def _captured(self, limit: int) -> safefs.Read:
         """What the child printed so far, read from the parent's own descriptor."""
@@ -299,8 +294,17 @@ class Child:
             pass
         return proc.returncode
 
+    def _inside(self) -> str | None:
+        """Where the child's /tmp under bubblewrap is seen from here (once it runs):
+        that of its process inside, not of bubblewrap's own outside."""
+        paths = ["/proc/%d/root/tmp" % pid for pid in self._child_pids()]
+        return next((p for p in paths if disk.tmpfs_used(p) is not None), None)
+
     def _stop(self) -> None:
         self._spawned = False
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
         if self._pipe is not None:
             self._pipe.close()
             self._pipe = None
@@ -323,6 +327,9 @@ class Child:
         if self._capture is not None:
             os.close(self._capture)
             self._capture = None
+        if self._share is not None:
+            self._share.release()
+            self._share = None
         if self._tmp is not None:
             safefs.remove_tree(self._tmp)
             self._tmp = None
@@ -337,7 +344,8 @@ class Child:
             except subprocess.TimeoutExpired:
                 code = None
         self._kill()
-        return status_text(code)
+        spent = self._share is not None and self._share.over()
+        return disk.DISK_DETAIL if spent else status_text(code)
 
     def abort(self) -> None:
         """Kill the child from another thread, so that a call waiting on it ends now.

@@ -70,7 +70,7 @@ _AS_ROOT = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
 _AS_ROOT += ["--unshare-cgroup-try", "--cap-drop", "ALL"]
 _AS_ROOT += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
 UID_VARIABLE = "EMBED_GRADER_UID"
-HOME_AS_ROOT = "/tmp/child"  # where the child's folder is inside bubblewrap run by root
+HOME_AS_ROOT = "/tmp/child"  # the child's folder inside bubblewrap, in its own /tmp
 
 
 @functools.lru_cache(maxsize=1)
@@ -84,6 +84,8 @@ def bwrap_problem() -> str:
         "--ro-bind",
         "/",
         "/",
+        "--size",  # older versions cannot bound a tmpfs: the child's share needs it
+        "1048576",
         "--tmpfs",
         "/tmp",
         "--dir",
@@ -133,12 +135,15 @@ def weaker_note(isolation: str) -> str:
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
 
 
-def bwrap_command(python: str, tmp: str, uid: int | None = None) -> list[str]:
+def bwrap_command(
+    python: str, tmp: str, uid: int | None = None, module: str = "embed.py", size: int = 1 << 26
+) -> list[str]:
     """bubblewrap around the child: its own pid and network namespaces, a read-only
     view of the system directories and the Python installation, and nothing
-    writable but the child's temporary directory (which holds its copy of the
-    student's module).  With ``uid`` (the grader runs as root) the child becomes
-    that user before it reads anything."""
+    writable but its own ``/tmp``, a tmpfs of ``size`` bytes that holds its folder
+    (``HOME_AS_ROOT``) with a read-only copy of ``tmp/module``, the student's
+    module.  With ``uid`` (the grader runs as root) the child becomes that user
+    before it reads anything."""
     exe = bwrap_path()
     if exe is None:
         raise SandboxError(bwrap_problem())
@@ -162,11 +167,16 @@ def bwrap_command(python: str, tmp: str, uid: int | None = None) -> list[str]:
             while above != "/":
                 cmd += ["--chmod", "0755", above]
                 above = os.path.dirname(above)
-    cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    cmd += ["--dev", "/dev", "--proc", "/proc"]
+    # The child's share of disk: a tmpfs of its own, nothing of the host's disk.
+    cmd += ["--perms", "1777", "--size", str(size), "--tmpfs", "/tmp"]
+    cmd += ["--perms", "1777", "--dir", HOME_AS_ROOT]
+    cmd += ["--ro-bind", os.path.join(tmp, module), os.path.join(HOME_AS_ROOT, module)]
+    # Nothing else is writable: the root and /dev are tmpfs too, without a bound.
+    cmd += ["--remount-ro", "/", "--remount-ro", "/dev"]
     if uid is not None:
-        # Only the user may enter its folder, so it is bound where every folder above
-        # it can be searched; the child goes there once it is that user.
-        cmd += ["--bind", tmp, HOME_AS_ROOT, "--chdir", "/", "--setenv", UID_VARIABLE, str(uid)]
+        # The child goes to its folder once it is that user.
+        cmd += ["--chdir", "/", "--setenv", UID_VARIABLE, str(uid)]
     else:
-        cmd += ["--bind", tmp, tmp, "--chdir", tmp]
+        cmd += ["--chdir", HOME_AS_ROOT]
     return cmd + ["--", real, "-I", "-S", "-B", "-c"]

@@ -9,15 +9,26 @@ from collections.abc import Sequence
 
 from grader.engine import wire
 from grader.engine.sandbox.child import Child
+from grader.engine.sandbox.disk import DISK_DETAIL as DISK
 from grader.engine.sandbox.encoding import dumps
 from grader.engine.sandbox.limits import CPU_SECONDS, FSIZE_MB, LOAD_LINE, MAX_LINE, STDLIB
 from grader.engine.sandbox.pipe import Died, TooLarge
-from grader.engine.sandbox.records import Call, Loaded, Outcome
+from grader.engine.sandbox.records import Call, Loaded, MachineFault, Outcome
 from grader.engine.wire import OffProtocol, decode
 
 
 class Loading(Child):
     """A child with the module imported: the first one, and each one after a restart."""
+
+    def disk_spent(self) -> bool:
+        """Whether the child has passed its share of disk (it is then killed)."""
+        return self._share is not None and self._share.over()
+
+    def machine_check(self) -> None:
+        """After a failure: a ``MachineFault`` when the machine's disk, not the child,
+        may have caused it (see ``Share.machine_short``)."""
+        if self._share is not None and self._share.machine_short():
+            raise MachineFault("disk", "no space left where the child writes")
 
     def _functions(self) -> list[str]:
         return [n for n in self.names if n not in self.constants]
@@ -45,6 +56,16 @@ class Loading(Child):
         return (dumps(msg) + "\n").encode()
 
     def _load(self) -> Loaded:
+        """A new child with the module imported; past its share of disk, it failed."""
+        loaded = self._import()
+        if self.disk_spent():
+            self._kill()
+            return Loaded(False, loaded.names, (), None, "", loaded.output, loaded.elapsed, DISK)
+        if not loaded.ok:
+            self.machine_check()
+        return loaded
+
+    def _import(self) -> Loaded:
         self._start()
         assert self._pipe is not None
         missing = {n: "missing" for n in self.names}

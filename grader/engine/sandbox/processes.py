@@ -162,6 +162,22 @@ class Cgroup:
     def add(self, pid: int) -> bool:
         return self.write("cgroup.procs", str(pid))
 
+    def join_all(self, pid: int) -> bool:
+        """Move ``pid`` and every process it started into this cgroup, before the
+        module is imported; whether all of them are in.
+
+        A process's children are born in its cgroup: bubblewrap forks the child's
+        processes as soon as it starts, maybe before the one it runs in joined, so
+        each of them is moved.  Once the child has said it runs, all of them exist,
+        and none starts another before the module is imported.
+        """
+        pids = [pid, *descendants(pid)]
+        for p in pids[1:]:
+            self.add(p)
+        inside = set(self.pids())
+        # One that ended meanwhile is not missing.
+        return all(p in inside or not os.path.exists("/proc/%d" % p) for p in pids)
+
     def groups(self) -> list[str]:
         """This cgroup and those made inside it (a child run as root can make them),
         the deepest first."""

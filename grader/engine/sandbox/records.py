@@ -15,6 +15,18 @@ class SandboxError(Exception):
     """A fault of the grader or its installation, never of the student's code."""
 
 
+class MachineFault(Exception):
+    """The grading machine ran out of something (``resource``: "disk", "memory",
+    "processes" or "files") outside the child's own share: never the student's fault."""
+
+    def __init__(self, resource: str, detail: str = "") -> None:
+        super().__init__(
+            "the grading machine ran out of %s%s" % (resource, ": " + detail if detail else "")
+        )
+        self.resource = resource
+        self.detail = detail
+
+
 @dataclass(frozen=True)
 class Loaded:
     """What importing the student module gave."""
@@ -64,7 +76,7 @@ class Written:
     """What running the module's report writer gave."""
 
     # "written" | "raised" | "timeout" | "budget" | "crashed" | "missing" | "not callable"
-    # | "not loaded"
+    # | "not loaded" | "disk" (it passed the child's share of disk)
     kind: str
     files: dict[str, WrittenFile]
     raised: Raised | None = None

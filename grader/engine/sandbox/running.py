@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from grader.engine import wire
+from grader.engine.sandbox.disk import DISK_DETAIL
 from grader.engine.sandbox.encoding import dumps, encoded
 from grader.engine.sandbox.limits import ANSWER_SLACK, MAX_LINE, WHERE_WAIT
 from grader.engine.sandbox.loading import Loading
@@ -179,6 +180,8 @@ class Running(Loading):
                     if inner != c.fn:
                         self.budget.dead[inner] = "not run: an earlier call of %s timed out" % inner
                     self._kill()
+                    if self.disk_spent():  # slow because it was filling the disk
+                        failed = self._disk_crash(c, since)
                     break
                 try:
                     data = decode(line)
@@ -199,7 +202,14 @@ class Running(Loading):
                     )
                     self._kill()
                     break
+                if self.disk_spent():
+                    # This call passed the child's share of disk: its own fault.
+                    failed = self._disk_crash(c, since)
+                    self._kill()
+                    break
                 results[i] = outcome = self._outcome(c, got)
+                if outcome.kind == "raised":
+                    self.machine_check()
                 if self._listen is not None:
                     self._listen(outcome)
                 done.add(i)
@@ -223,13 +233,16 @@ class Running(Loading):
                     return [j for j in rest if results[j] is None]
         except Died:
             c = calls[todo[at]]
+            reason = self._died()
             failed = Outcome(
                 c.id,
                 c.fn,
                 "crashed",
                 elapsed=time.monotonic() - since,
-                detail="%s during the call" % self._died(),
+                detail="%s during the call" % reason,
             )
+            if self.disk_spent():
+                failed = self._disk_crash(c, since)
         except TooLarge:
             c = calls[todo[at]]
             self._kill()
@@ -238,6 +251,8 @@ class Running(Loading):
             )
         if failed is None:
             return []
+        if failed.why != "disk":
+            self.machine_check()
         i = todo[at]
         results[i] = failed
         self.calls += 1
@@ -253,6 +268,16 @@ class Running(Loading):
         if rest:
             self._restart(results, rest, calls, charge=failed.fn)
         return [j for j in rest if results[j] is None]
+
+    def _disk_crash(self, c: Call, since: float) -> Outcome:
+        return Outcome(
+            c.id,
+            c.fn,
+            "crashed",
+            elapsed=time.monotonic() - since,
+            detail=DISK_DETAIL,
+            why="disk",
+        )
 
     def _where(self, pipe: Pipe, i: int, limit: int) -> tuple[bytes | None, list[str]]:
         """After the time limit: ask the child which contract functions it is in.

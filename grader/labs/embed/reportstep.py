@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from grader.engine import safefs
 from grader.engine.messages import text
 from grader.engine.results import Status
-from grader.engine.sandbox import Call, Outcome, Written
+from grader.engine.sandbox import DISK_FILES, DISK_MB, Call, Outcome, Written
 from grader.labs.embed import fromcode
 from grader.labs.embed.contract import BY_NAME, REPORT_JSON, REPORT_MD
 from grader.labs.embed.fromcode import Measured
@@ -155,6 +155,10 @@ def _write_finding(written: Written, lang: str, timeout: float) -> Finding:
     elif kind == "budget":
         code = "report.write.budget"
         status = Status.TIMEOUT
+    elif kind == "disk":  # it passed the child's share of disk
+        code = "report.write.disk"
+        params = {"mb": DISK_MB, "files": DISK_FILES}
+        status = Status.ERROR
     elif kind == "raised" and written.raised is not None:
         raised = written.raised
         details["traceback"] = written.traceback
