@@ -81,6 +81,7 @@ ATTACKS: dict[str, tuple[set[str], set[str]]] = {
         {"one_hot_mults", "nearest_by_cosine"},
     ),
     "colliding_keys": ({"dot", "VOCAB"}, set()),
+    "spot_the_probe": ({"lookup_via_one_hot"}, set()),
 }
 FUNCTIONS = {n.name for n in NAMES if not n.is_constant}
 TOKEN = "tok-4f1e9b0c7d"  # in the grader's environment: must never reach any output

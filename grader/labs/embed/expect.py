@@ -23,11 +23,12 @@ from grader.engine.sandbox import Foreign, Outcome
 class Multiplies(Returns):
     """The call must return ``value``, which only a real product gives.
 
-    The table holds an infinity in every column, each in a row that no id selects
-    (``probes``: their (row, column) places).  Multiplying it by the one-hot's 0.0
-    gives nan, so every column of a real product is nan, however it is summed; a
-    lookup, or a product that skips the zeros, stays finite.  ``at_least`` is the
-    number of multiplications a real product makes; it only shapes the message.
+    The table holds a non-finite value (an infinity or nan) in some columns, each in a
+    row that no id selects (``probes``: their (row, column) places).  Multiplying it by
+    the one-hot's 0.0 gives nan, so those columns of a real product are nan however it
+    is summed, and the other columns are the selected rows' own values; a lookup, or a
+    product that skips the zeros, stays finite there.  ``at_least`` is the number of
+    multiplications a real product makes; it only shapes the message.
     """
 
     at_least: int = 0
@@ -38,8 +39,8 @@ class Multiplies(Returns):
     ) -> Verdict | None:
         """A finite value where the product gives nan: the infinity of that column was
         never multiplied into the answer."""
-        if m.reason != "nan":
-            return None
+        if m.reason != "nan" or not (m.expected != m.expected) or m.got != m.got:
+            return None  # only a number where the product gives nan is told apart
         mults = outcome.mults
         column = int(m.path.rsplit("[", 1)[-1].rstrip("]")) if m.path else 0
         row = next((r for r, c in self.probes if c == column), -1)

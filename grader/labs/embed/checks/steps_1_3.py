@@ -179,17 +179,43 @@ def _rtm_ragged(rng: random.Random) -> list[Case]:
     ]
 
 
+# Non-finite values put where a real product multiplies them by 0.0.
+SPECIALS = (math.inf, -math.inf, math.nan)
+
+
+def probed(rng: random.Random, t: gen.Table, ids: list[int], avoid: tuple[int, ...] = ()) -> Case:
+    """lookup_via_one_hot on a copy of ``t`` with a non-finite value in a few columns,
+    each in a row that no id selects (and not in ``avoid``): a real product gives nan
+    there and the row's own values elsewhere.  Every case of the function's value
+    checks is such a case, so no case can be told from an ordinary one by the
+    presence of an infinity; where no row is left unselected there is none."""
+    v, d = len(t), len(t[0]) if t else 0
+    spare = [r for r in range(v) if r not in ids and r not in avoid]
+    table = [list(row) for row in t]
+    probes = []
+    if spare and d:
+        for c in sorted(rng.sample(range(d), max(1, d // 3))):
+            r = rng.choice(spare)
+            table[r][c] = rng.choice(SPECIALS)
+            probes.append((r, c))
+    value = [oracle.row_times_matrix(oracle.one_hot(i, v), table) for i in ids]
+    expect = Multiplies(Answer.MATRIX, value, oracle.one_hot_mults(v, d, len(ids)), tuple(probes))
+    return Case("lookup_via_one_hot", (table, ids), expect, count=(0,) if probes else ())
+
+
 @check("lookup_via_one_hot", "values", weight=2)
 def _lvoh(rng: random.Random) -> list[Case]:
     out = []
     for t in some_tables(rng):
         ids = gen.ids_for(rng, len(t), rng.randint(0, 3))
-        out.append(ret("lookup_via_one_hot", (t, ids), oracle.lookup(t, ids)))
+        out.append(probed(rng, t, ids))
     out.insert(0, ret("lookup_via_one_hot", (some_tables(rng)[3], []), []))
     out.insert(0, ret("lookup_via_one_hot", ([], []), []))
-    out += by_index_cases(rng, "lookup_via_one_hot", oracle.lookup)
-    real = gen.real_table()
-    out.append(ret("lookup_via_one_hot", (real, [137]), oracle.lookup(real, [137])))
+    t, twin, multiple = gen.twin_table(rng, 6, 3)
+    alike = tuple(r for r in range(6) if t[r] == t[twin]) + (multiple,)  # kept as they are
+    out.append(probed(rng, t, [twin], alike))
+    out.append(probed(rng, t, [multiple, twin, twin], alike))
+    out.append(probed(rng, gen.real_table(), [137]))
     return out
 
 
@@ -197,9 +223,12 @@ def _lvoh(rng: random.Random) -> list[Case]:
 def _lvoh_mults(rng: random.Random) -> list[Case]:
     """Every product of the one-hot row with the table must reach the answer.
 
-    For each table, one case per other row: case j puts an infinity in column c of
-    row others[(j + c) % (V - 1)], so over the cases every cell outside the chosen
-    row is multiplied by 0.0 once where nothing else in its column can make the nan.
+    For each table, one case per other row: case j puts a non-finite value in column
+    c of row others[(j + c) % (V - 1)], so over the cases every cell outside the
+    chosen row is multiplied by 0.0 once where nothing else in its column can make
+    the nan.  Each case also gets one or two columns without such a value, at random
+    places, where the answer is the chosen row's own (sometimes itself an infinity or
+    nan): an answer of nan wherever the table holds one is wrong too.
     """
     out = []
     for t in some_tables(rng)[2:6]:
@@ -207,15 +236,27 @@ def _lvoh_mults(rng: random.Random) -> list[Case]:
         chosen = rng.randrange(v)
         others = [r for r in range(v) if r != chosen]
         for j in range(len(others)):
-            probed = [list(row) for row in t]
+            width = d + rng.randint(1, 2)
+            free = set(rng.sample(range(width), width - d))
+            table: gen.Table = [[] for _ in range(v)]
             probes = []
-            for c in range(d):
+            c = 0
+            for col in range(width):
+                for r in range(v):
+                    table[r].append(gen.value(rng) if col in free else t[r][c])
+                if col in free:
+                    if rng.random() < 0.3:
+                        table[chosen][col] = rng.choice(SPECIALS)
+                    continue
                 r = others[(j + c) % len(others)]
-                probed[r][c] = rng.choice((math.inf, -math.inf))
-                probes.append((r, c))
-            value = [oracle.row_times_matrix(oracle.one_hot(chosen, v), probed)]
-            expect = Multiplies(Answer.MATRIX, value, oracle.one_hot_mults(v, d, 1), tuple(probes))
-            out.append(Case("lookup_via_one_hot", (probed, [chosen]), expect, count=(0,)))
+                table[r][col] = rng.choice(SPECIALS)
+                probes.append((r, col))
+                c += 1
+            value = [oracle.row_times_matrix(oracle.one_hot(chosen, v), table)]
+            expect = Multiplies(
+                Answer.MATRIX, value, oracle.one_hot_mults(v, width, 1), tuple(probes)
+            )
+            out.append(Case("lookup_via_one_hot", (table, [chosen]), expect, count=(0,)))
     return sorted(out, key=lambda c: gen.sizes(c.args))
 
 
