@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import importlib.util
 import itertools
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from grader.engine import prints, similar
 from grader.engine.batch import BatchOptions, run_batch
@@ -266,3 +271,64 @@ def test_the_shipped_fingerprints_are_current() -> None:
     assert set(shipped) == {prints.SHIPPED_STUB, prints.SHIPPED_REFERENCE}
     # Numbers only: no line of the reference can be read back from them.
     assert "def " not in lab.prints.read_text(encoding="utf-8")
+
+
+def load_bench() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "bench_similar", ROOT / "tests" / "bench_similar.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def class_with_a_leak(bench: Any, n: int, copiers: int) -> list[similar.Fingerprint]:
+    """A generated class in which ``copiers`` students hand in one module, some of
+    them changed a little, the others as they found it."""
+    modules = bench.make_class(n, 7)
+    rng = random.Random(3)
+    leaked = modules[0][1]
+    for k, i in enumerate(rng.sample(range(1, n), copiers)):
+        tokens = leaked if k % 2 else bench._personal(leaked, rng, 0.02)
+        modules[i] = (modules[i][0], tokens)
+    return bench.fingerprints(modules)
+
+
+def test_the_index_flags_what_comparing_every_pair_flags() -> None:
+    bench = load_bench()
+    prints = class_with_a_leak(bench, 150, 40)
+    assert len(prints) <= similar.COMMON_AT_LEAST
+    found = similar.similar_pairs(prints)
+    assert len(found) > 40 * 39 // 4  # the leak alone
+    assert found == bench.every_pair(prints)
+    # Other thresholds too.
+    for threshold, min_shared in [(0.3, 10), (0.9, 60)]:
+        assert similar.similar_pairs(prints, threshold, min_shared) == bench.every_pair(
+            prints, threshold, min_shared
+        )
+
+
+def test_a_big_class_loses_only_pairs_that_share_what_many_hold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bench = load_bench()
+    monkeypatch.setattr(similar, "COMMON_AT_LEAST", 10)
+    prints = class_with_a_leak(bench, 300, 30)
+    limit = similar.common_limit(len(prints))
+    assert limit == 10
+    found = similar.similar_pairs(prints)
+    every = bench.every_pair(prints)
+    assert set(found) <= set(every)
+    held = collections.Counter(h for p in prints for h in p.hashes)
+    by_name = {p.name: p for p in prints}
+    for m in set(every) - set(found):
+        a, b = by_name[m.a], by_name[m.b]
+        assert a.hashes != b.hashes  # identical modules are always flagged
+        assert all(held[h] > limit for h in a.hashes & b.hashes), m
+    # Every student who handed in the leaked module unchanged is paired with every other.
+    leak = by_name["s00000"].hashes
+    same = sorted(p.name for p in prints if p.hashes == leak)
+    assert len(same) >= 16
+    pairs = {(m.a, m.b) for m in found}
+    assert all((a, b) in pairs for a, b in itertools.combinations(same, 2))

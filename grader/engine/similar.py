@@ -21,10 +21,13 @@ source refers to the grader's files (an import of ``grader``, a path naming
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +42,10 @@ THRESHOLD = 0.6
 MIN_SHARED = 25
 # Only the start of a larger module is compared.
 MAX_BYTES = 1 << 20
+# A fingerprint more than this share of the class holds (and more than this many
+# modules) is not indexed; see similar_pairs.
+COMMON_SHARE = 0.02
+COMMON_AT_LEAST = 200
 # At most this many pairs are listed; the count of all flagged pairs is kept.
 MAX_PAIRS = 100
 
@@ -108,34 +115,86 @@ def similar_pairs(
 ) -> list[Match]:
     """Every flagged pair, most alike first.
 
-    Each module's fingerprints become the bits of one integer, so the shared ones of a
-    pair are counted with one ``&``: a class of 200 takes a few milliseconds even when
-    most of it is one copied module.
+    Pairs are found through an index from each fingerprint to the modules that hold
+    it, as MOSS does, so only pairs that share something are counted.  A fingerprint
+    held by more than ``common_limit`` modules (the obvious lines a large share of a
+    big class writes) finds no pair: listing its holders' pairs would cost the square
+    of the class, and sharing it says nothing.  It still counts, like every other, in
+    the share of a pair found through a rarer one; so the flags of a class of up to
+    ``COMMON_AT_LEAST`` modules are those of comparing every pair, and a bigger class
+    loses only pairs that share nothing but what much of the class holds, unless the
+    two are identical (many students handing in one module are all flagged).
     """
-    bit: dict[int, int] = {}
-    masks = []
-    for p in prints:
-        mask = 0
-        for h in p.hashes:
-            mask |= 1 << bit.setdefault(h, len(bit))
-        masks.append(mask)
-    found = []
-    for i, a in enumerate(masks):
-        for j in range(i + 1, len(masks)):
-            n = (a & masks[j]).bit_count()
-            if n < min_shared:
+    limit = common_limit(len(prints))
+    held = Counter(itertools.chain.from_iterable(p.hashes for p in prints))
+    # A fingerprint only one module holds pairs it with no one.
+    rare = {h for h, n in held.items() if 1 < n <= limit}
+    bit = {h: b for b, h in enumerate(h for h, n in held.items() if n > limit)}
+    index: dict[int, list[int]] = {}
+    own_rare = []
+    for i, p in enumerate(prints):
+        mine = p.hashes & rare
+        own_rare.append(mine)
+        for h in mine:
+            index.setdefault(h, []).append(i)
+    common = [_mask(p.hashes & bit.keys(), bit) for p in prints]
+    sizes = [len(p.hashes) for p in prints]
+    counts = [c.bit_count() for c in common]
+    # The smaller module of a flagged pair holds at least ``threshold`` of its own
+    # fingerprints in the other; at most ``counts`` of them are common ones.
+    least = [threshold * size - 1 for size in sizes]  # less one, for rounding
+    identical = _identical(prints, min_shared)
+    same: list[list[int] | None] = [None] * len(prints)
+    for group in identical:
+        for i in group:
+            same[i] = group
+    found: list[Match] = []
+    for i, mine in enumerate(own_rare):
+        later: list[int] = []
+        for h in mine:
+            holders = index[h]
+            if holders[-1] > i:
+                later.extend(holders[bisect.bisect_right(holders, i) :])
+        size, need, own, mine_too = sizes[i], least[i], counts[i], same[i]
+        for j, n in Counter(later).items():
+            if mine_too and same[j] is mine_too:
+                continue  # an identical module: below
+            if n + (own if own < counts[j] else counts[j]) < (
+                need if size <= sizes[j] else least[j]
+            ):
                 continue
-            m = Match(
-                prints[i].name,
-                prints[j].name,
-                n / len(prints[i].hashes),
-                n / len(prints[j].hashes),
-                n,
-            )
-            if flagged(m, threshold, min_shared):
-                found.append(m)
+            n += (common[i] & common[j]).bit_count()
+            if n >= min_shared and max(n / sizes[i], n / sizes[j]) >= threshold:  # flagged()
+                found.append(Match(prints[i].name, prints[j].name, n / sizes[i], n / sizes[j], n))
+    for group in identical:
+        for i, j in itertools.combinations(group, 2):
+            n = sizes[i]
+            found.append(Match(prints[i].name, prints[j].name, 1.0, 1.0, n))
     found.sort(key=lambda m: (-m.score, -m.shared, m.a, m.b))
     return found
+
+
+def _identical(prints: Sequence[Fingerprint], min_shared: int) -> list[list[int]]:
+    """Groups of modules with the same fingerprints (enough of them to be flagged):
+    however many hand in one module, each pair of them is flagged."""
+    groups: dict[frozenset[int], list[int]] = {}
+    for i, p in enumerate(prints):
+        if len(p.hashes) >= min_shared:
+            groups.setdefault(p.hashes, []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def common_limit(modules: int) -> int:
+    """How many modules may hold a fingerprint that is indexed: a large share of the
+    class holding one says nothing about any two of them."""
+    return max(COMMON_AT_LEAST, int(COMMON_SHARE * modules))
+
+
+def _mask(hashes: Iterable[int], bit: dict[int, int]) -> int:
+    mask = 0
+    for h in hashes:
+        mask |= 1 << bit[h]
+    return mask
 
 
 def _read(path: Path) -> str | None:
