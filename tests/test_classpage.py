@@ -162,6 +162,43 @@ def test_common_mistakes_name_the_students(graded: tuple[Path, BatchResult]) -> 
     assert 'href="feedback/bob.html"' in mistakes
 
 
+def test_failures_count_under_their_root_cause(graded: tuple[Path, BatchResult]) -> None:
+    out, result = graded
+    failing = result.summary["failing_checks"]
+    by_check = {f["check"]: f for f in failing}
+    # bob's cosine forgets to divide: the nearest-by-cosine checks fail through it.
+    followers = [c for c in by_check if c.startswith("nearest_by_cosine.")]
+    assert followers and by_check["cosine.values"]["root"] >= 1
+    for c in followers:
+        assert by_check[c]["root"] < by_check[c]["students"]
+        assert "cosine" in by_check[c]["follows_from"]
+        assert by_check["cosine.values"]["leads_to"].get(c, 0) >= 1
+    # Root causes first.
+    roots = [f["root"] for f in failing]
+    assert roots == sorted(roots, reverse=True)
+    page = (out / "report.html").read_text(encoding="utf-8")
+    table = page.split('id="failing"', 1)[1].split("</table>", 1)[0]
+    order = re.findall(r"<tr[^>]*><td><code>([^<]*)</code>", table)
+    assert order == [html.escape(f["check"]) for f in failing]
+    assert "nearest_by_cosine" in table.split("<code>cosine.values</code>", 1)[1].split("</tr>")[0]
+
+
+def test_kinds_of_mistake_are_in_words(graded: tuple[Path, BatchResult]) -> None:
+    from grader.engine.messages import kind
+
+    out, result = graded
+    page = (out / "report.html").read_text(encoding="utf-8")
+    table = html.unescape(page.split('id="failing"', 1)[1].split("</table>", 1)[0])
+    codes = {code for f in result.summary["failing_checks"] for code in f["codes"]}
+    assert {"timeout", "value_scalar"} & codes
+    cells = re.findall(r"</span></td>\n<td>([^<]*)</td>", table)
+    assert cells
+    words = " ".join(cells)
+    for code in codes:
+        assert kind(code) in words
+        assert code not in words.replace(";", " ").split(), code
+
+
 def test_summary_holds_the_similarity(graded: tuple[Path, BatchResult]) -> None:
     out, result = graded
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -334,3 +371,64 @@ def test_the_command_names_the_page_and_the_flags(
         "pairs alike %d, close to a complete solution %d" % (found["pairs_flagged"], len(close))
         in printed
     )
+
+
+def test_browser_checks_table_fits_a_narrow_window(
+    browser: Any, graded: tuple[Path, BatchResult], tmp_path: Path
+) -> None:
+    from grader.engine.batch import write_atomic
+    from grader.engine.classpage import write_pages
+    from grader.engine.lab import find
+
+    out, result = graded
+    # The page of a bigger class: the lab's longest check ids, failed in many ways.
+    lab = find()
+    assert lab.report is not None
+    ids = sorted([c.id for c in lab.checks] + [i for i, _ in lab.report.weights()], key=len)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    codes = {"report.json.consistency": 3, "value_scalar": 2, "skipped_callee": 1}
+    for check in ids[-4:]:
+        summary["failing_checks"].insert(
+            0,
+            {
+                "check": check,
+                "students": 9,
+                "share": 0.9,
+                "root": 6,
+                "codes": codes,
+                "mistakes": {"a value that is not the expected number": 5, "other": 4},
+                "follows_from": {"nearest_by_cosine": 3},
+                "leads_to": {i: 2 for i in ids[-8:]},
+            },
+        )
+    shutil.copytree(out / "feedback", tmp_path / "feedback")
+    write_pages(tmp_path, result.rows, summary, "en", write_atomic)
+    try:
+        browser.set_window_size(800, 1200)
+        open_page(browser, tmp_path / "report.html")
+        right, width = browser.execute_script(
+            "return [document.querySelector('table.failing').getBoundingClientRect().right,"
+            " document.documentElement.clientWidth]"
+        )
+        assert width <= 800 and right <= width
+    finally:
+        browser.set_window_size(1200, 1600)
+
+
+def test_browser_histogram_labels_stand_apart(
+    browser: Any, graded: tuple[Path, BatchResult]
+) -> None:
+    out, result = graded
+    try:
+        browser.set_window_size(1400, 1200)
+        open_page(browser, out / "report.html")
+        boxes = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#histogram svg .axis.x text'))"
+            ".map(t => { const b = t.getBoundingClientRect(); return [b.left, b.right]; })"
+        )
+        assert len(boxes) == len(result.summary["distribution"])
+        boxes.sort()
+        for (_, right), (left, _) in zip(boxes, boxes[1:]):
+            assert left - right >= 4, boxes
+    finally:
+        browser.set_window_size(1200, 1600)

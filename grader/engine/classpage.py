@@ -79,12 +79,12 @@ def _svg(chart: Any, title: str) -> str:
     return ElementTree.tostring(tree, encoding="unicode")
 
 
-def _chart_options() -> dict[str, Any]:
+def _chart_options(width: int = 500) -> dict[str, Any]:
     return {
         "style": _STYLE,
         "js": [],
         "disable_xml_declaration": True,
-        "width": 500,
+        "width": width,
         "truncate_label": -1,
         "height": 300,
         "explicit_size": True,
@@ -97,7 +97,8 @@ def histogram(distribution: Sequence[dict[str, Any]], t: Callable[..., str]) -> 
         print_values=True,
         y_title=t("page.students_axis"),
         x_title=t("page.points_axis"),
-        **_chart_options(),
+        # Eleven labels such as "10-19": wide enough that they stand apart.
+        **_chart_options(width=660),
     )
     chart.x_labels = [
         "%d-%d" % (b["from"], b["below"] - 1) if b["below"] is not None else "%d" % b["from"]
@@ -172,6 +173,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["href"] = feedback_href
     env.filters["num"] = _num
+    env.filters["counts"] = _counts
     env.globals["step_state"] = step_state
     return env
 
@@ -184,6 +186,12 @@ def _num(x: Any) -> str:
     if x is None:
         return "-"
     return ("%.2f" % float(x)).rstrip("0").rstrip(".")
+
+
+def _counts(counts: dict[str, int], most: int = 4) -> str:
+    """``name n, name n`` for the first ``most`` entries, "…" for the rest."""
+    shown = ", ".join("%s %d" % kv for kv in list(counts.items())[:most])
+    return shown + (", …" if len(counts) > most else "")
 
 
 @functools.lru_cache(maxsize=1)

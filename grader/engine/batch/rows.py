@@ -85,6 +85,8 @@ class Row:
     seconds: float
     detail: str = ""
     failing: list[list[str]] = field(default_factory=list)  # [check id, message code]
+    # The failing checks that follow from another failing function: id -> those functions.
+    follows: dict[str, list[str]] = field(default_factory=dict)
 
     def csv(self, steps: Sequence[int]) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -159,6 +161,9 @@ def row_of(sub: Submission, report: Report, seconds: float) -> Row:
         for c in report.checks
         if c.status in FAILING and not c.code.endswith(".not_read")
     ]
+    follows = {
+        c.id: list(c.caused_by) for c in report.checks if c.status in FAILING and c.caused_by
+    }
     return Row(
         sub.id,
         status,
@@ -169,6 +174,7 @@ def row_of(sub: Submission, report: Report, seconds: float) -> Row:
         seconds,
         detail,
         failing,
+        follows,
     )
 
 

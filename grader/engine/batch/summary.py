@@ -49,19 +49,36 @@ def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[s
     }
     students: Counter[str] = Counter()
     codes: dict[str, Counter[str]] = {}
+    roots: Counter[str] = Counter()
+    follows_from: dict[str, Counter[str]] = {}
+    leads_to: dict[str, Counter[str]] = {}
     for r in scored:
         for check_id, code in {(c[0], c[1]) for c in r.failing}:
             students[check_id] += 1
             codes.setdefault(check_id, Counter())[code or "-"] += 1
+        found = root_causes(r)
+        for check_id, causes in found.items():
+            if not causes:
+                roots[check_id] += 1
+            for cause in causes:
+                leads_to.setdefault(cause, Counter())[check_id] += 1
+        for check_id, names in r.follows.items():
+            if check_id in found:
+                follows_from.setdefault(check_id, Counter()).update(set(names))
+    # Root causes first: a failure that follows from another counts under that one.
+    order = sorted(students, key=lambda c: (-roots[c], -students[c], c))
     failing = [
         {
             "check": check_id,
-            "students": n,
-            "share": round(n / len(scored), 3),
+            "students": students[check_id],
+            "share": round(students[check_id] / len(scored), 3),
+            "root": roots[check_id],
             "codes": dict(codes[check_id].most_common()),
             "mistakes": _in_words(codes[check_id], opts.lang),
+            "follows_from": dict(follows_from.get(check_id, Counter()).most_common()),
+            "leads_to": dict(leads_to.get(check_id, Counter()).most_common()),
         }
-        for check_id, n in sorted(students.items(), key=lambda kv: (-kv[1], kv[0]))
+        for check_id in order
     ]
     return {
         "grader_version": __version__,
@@ -82,6 +99,49 @@ def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[s
         "seconds": round(seconds, 2),
         "not_graded": sum(1 for r in rows if r.status == NOT_GRADED),
     }
+
+
+def root_causes(row: Row) -> dict[str, set[str]]:
+    """Each failing check of ``row`` with the failing checks it follows from at the root
+    (an empty set for a root cause itself).
+
+    A check follows from the functions ``row.follows`` names (a caller failing through
+    its callee, a report figure measured with a wrong function); a function's failing
+    checks that follow from no other are its root causes, and a chain of callers is
+    followed down to them.  A check whose functions have no root cause of their own
+    (only failures that follow from each other) is its own root.
+    """
+    ids = list(dict.fromkeys(c[0] for c in row.failing))
+    own: dict[str, list[str]] = {}
+    for check_id in ids:
+        if check_id not in row.follows:
+            own.setdefault(check_id.split(".")[0], []).append(check_id)
+    through: dict[str, set[str]] = {}  # function -> the functions its followers name
+    for check_id, names in row.follows.items():
+        through.setdefault(check_id.split(".")[0], set()).update(names)
+
+    def down(names: list[str]) -> set[str]:
+        found: set[str] = set()
+        seen: set[str] = set()
+        todo = list(names)
+        while todo:
+            fn = todo.pop()
+            if fn in seen:
+                continue
+            seen.add(fn)
+            if fn in own:
+                found.update(own[fn])
+            else:
+                todo.extend(through.get(fn, ()))
+        return found
+
+    out: dict[str, set[str]] = {}
+    for check_id in ids:
+        if check_id in row.follows:
+            out[check_id] = down(row.follows[check_id]) - {check_id}
+        else:
+            out[check_id] = set()
+    return out
 
 
 def _in_words(codes: Counter[str], lang: str) -> dict[str, int]:
