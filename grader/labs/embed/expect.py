@@ -1,4 +1,5 @@
-"""This lab's own expectations: a neighbour ranking, and a product that must be computed.
+"""This lab's own expectations: a neighbour ranking, a product that must be computed,
+and the course's examples, told in its words.
 
 A ranking is judged against the scores of the case's table; the full grader computes
 them with the oracle (imported only then), the student edition reads them from the
@@ -57,6 +58,20 @@ class Multiplies(Returns):
         # only tells apart a product that is done and then thrown away.
         code = "no_product_counted" if (mults or 0) >= self.at_least else "no_product"
         return Verdict(Status.FAIL, code, params)
+
+
+@dataclass(frozen=True)
+class Course(Returns):
+    """A call of one of the course's own worked examples (``checks/course.py``): a wrong
+    answer is told in the course's words, the message ``course.EXAMPLE``."""
+
+    example: str = ""
+
+    def mismatch(
+        self, case: Case, outcome: Outcome, m: Mismatch, base: dict[str, Any]
+    ) -> Verdict | None:
+        got = show.short(outcome.value)
+        return Verdict(Status.FAIL, "course." + self.example, dict(base, got=got))
 
 
 def close(a: float, b: float) -> bool:

@@ -5,7 +5,8 @@ arguments (sent to the child) and an expectation (kept in the parent).  Cases ar
 listed smallest first, so the first failing case is the smallest input that shows
 the mistake.
 
-The builders live in ``steps_1_3`` and ``steps_4_7``; each
+The builders live in ``steps_1_3`` and ``steps_4_7``, and ``course`` holds the course's
+own worked examples (one ``FUNCTION.course`` check per function they call); each
 registers itself in ``registry.CHECKS`` when its module is imported, in the order of
 the contract.  They import the engine's ``expect``, and the lab's contract, oracle,
 cases and expectations.
@@ -17,7 +18,11 @@ import functools
 
 from grader.engine.expect import Case, Check, Open, Raises, Returns, build
 from grader.engine.expect import plan as plan_cases
-from grader.labs.embed.checks import steps_1_3, steps_4_7  # noqa: F401 - they register the checks
+from grader.labs.embed.checks import (  # noqa: F401 - they register the checks
+    course,
+    steps_1_3,
+    steps_4_7,
+)
 from grader.labs.embed.checks.registry import CHECKS, check, ret
 from grader.labs.embed.contract import BY_NAME
 from grader.labs.embed.expect import Multiplies, Ranks

@@ -42,7 +42,7 @@ EXERCISES = ROOT / "exercises"
 MESSAGES = Path(__file__).resolve().parents[1] / "messages"
 FILES = {"en": "embed.ipynb", "ko": "embed.ko.ipynb", "zh": "embed.zh.ipynb"}
 READMES = {"en": "README.md", "ko": "README.ko.md", "zh": "README.zh.md"}
-PLACEHOLDER = "https://YOUR-COURSE.example/embed_grader-0.1.0-py3-none-any.whl"
+PLACEHOLDER = "https://YOUR-COURSE.example/embed_grader_student-0.1.0-py3-none-any.whl"
 KIT_KEY = "embed_grader"  # the metadata key the grader reads (grader.engine.notebook)
 
 _ANCHOR = re.compile(r'^<a id="([^"]+)"></a>\s*$', re.M)
