@@ -25,6 +25,7 @@ from grader.engine.outputs import FORMATS, render
 from grader.engine.render import render_lines
 from grader.engine.results import Report
 from grader.engine.sandbox import MachineFault
+from grader.engine.sandbox.processes import plain
 from grader.engine.stopping import Terminated, terminated_raises
 
 
@@ -222,6 +223,8 @@ def _grade(args: argparse.Namespace, lang: str) -> Report:
     last = max(lab.steps)
     if args.upto is not None and not 1 <= args.upto <= last:
         raise UsageError("cli.upto", upto=args.upto, last=last)
+    if plain():
+        print(text("cli.plain", lang), file=sys.stderr)
     return grade(
         args.path or lab.module_file,
         seed=args.seed,

@@ -163,12 +163,35 @@ def read_fd(fd: int, limit: int) -> Read:
     size = os.fstat(fd).st_size
     chunks = []
     offset = 0
+    pread = getattr(os, "pread", None)
+    if pread is None:
+        return _read_from_start(fd, limit, size)
     while offset < limit:
-        chunk = os.pread(fd, min(limit - offset, 1 << 20), offset)
+        chunk = pread(fd, min(limit - offset, 1 << 20), offset)
         if not chunk:
             break
         chunks.append(chunk)
         offset += len(chunk)
+    data = b"".join(chunks)
+    return Read(data, max(size, len(data)))
+
+
+def _read_from_start(fd: int, limit: int, size: int) -> Read:
+    """``read_fd`` without ``pread`` (Windows): read from the start, then put the
+    file's offset back where it was, since the child writes through the same one."""
+    was = os.lseek(fd, 0, os.SEEK_CUR)
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        chunks = []
+        got = 0
+        while got < limit:
+            chunk = os.read(fd, min(limit - got, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    finally:
+        os.lseek(fd, was, os.SEEK_SET)
     data = b"".join(chunks)
     return Read(data, max(size, len(data)))
 

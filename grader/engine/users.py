@@ -18,9 +18,7 @@ id is killed: nothing one submission left behind reaches the next one.
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
-import pwd
 import random
 import signal
 import stat
@@ -110,6 +108,8 @@ def _locks() -> int:
 
 def _unused(uid: int) -> bool:
     try:
+        import pwd  # POSIX only, as is every lease
+
         pwd.getpwuid(uid)
     except KeyError:
         return True
@@ -132,6 +132,8 @@ def lease() -> Lease:
                 dir_fd=folder,
             )
             try:
+                import fcntl  # POSIX only, as is every lease
+
                 fcntl.flock(fd, fcntl.LOCK_EX | (fcntl.LOCK_NB if attempt == 0 else 0))
             except OSError:
                 os.close(fd)

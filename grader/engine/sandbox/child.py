@@ -32,7 +32,7 @@ from grader.engine.sandbox.limits import (
     SMALL_LINE,
     START_TIMEOUT,
 )
-from grader.engine.sandbox.pipe import Died, Pipe, TooLarge
+from grader.engine.sandbox.pipe import Died, Pipe, TooLarge, make_pipe
 from grader.engine.sandbox.processes import (
     Cgroup,
     capture_file,
@@ -206,6 +206,8 @@ class Child:
         # child's processes so that all of them can be found and killed).
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self._tmp}
         env[MARKER] = self._marker
+        if os.name == "nt":  # Python on Windows cannot start without it
+            env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "C:\\Windows")
         self._cgroup = Cgroup.make(PIDS_MAX)
         # bubblewrap run by root starts the child as root: it drops to the user itself.
         user_args = as_user(self._lease) if self.isolation != "bwrap" else {}
@@ -229,7 +231,7 @@ class Child:
             if disk.machine_fault(exc) is not None:
                 raise
             raise SandboxError("cannot start %s: %s" % (self.python, exc)) from exc
-        self._pipe = Pipe(self._proc)
+        self._pipe = make_pipe(self._proc)
         self._watcher = disk.Watcher(self._share, self._proc.kill)
 
     def _ready(self) -> None:
@@ -285,7 +287,10 @@ class Child:
         sweep(proc.pid, ("%s=%s" % (MARKER, self._marker)).encode(), reaped=reaped)
         if not reaped:
             try:
-                os.killpg(proc.pid, signal.SIGKILL)
+                if hasattr(os, "killpg"):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                else:
+                    proc.kill()  # Windows: the child alone
             except (ProcessLookupError, PermissionError):
                 pass
         try:

@@ -4,6 +4,7 @@ be made), the file that catches what it prints, and why it stopped."""
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import signal
 import sys
@@ -63,9 +64,10 @@ def sweep(leader: int, tag: bytes, rounds: int = 20, reaped: bool = False) -> in
     no new process, so they are then the child's).
     """
     if not os.path.isdir("/proc/self"):
-        if not reaped:
+        killpg = getattr(os, "killpg", None)
+        if not reaped and killpg is not None:
             try:
-                os.killpg(leader, signal.SIGKILL)
+                killpg(leader, signal.SIGKILL)
             except OSError:
                 pass
         return 0
@@ -255,6 +257,15 @@ _NO_CGROUP: list[bool] = []
 @functools.lru_cache(maxsize=1)
 def cgroups_usable() -> bool:
     return sys.platform.startswith("linux") and os.geteuid() == 0 and not _NO_CGROUP
+
+
+def plain() -> bool:
+    """Whether a child here is a plain child process and nothing more: no ``/proc`` to
+    find the processes it started, no resource limits, no process group to kill
+    (Windows; macOS has no ``/proc``).  Its time limits are the same everywhere."""
+    if not (os.path.isdir("/proc/self") and hasattr(os, "killpg")):
+        return True
+    return any(importlib.util.find_spec(m) is None for m in ("resource", "fcntl"))
 
 
 def capture_file() -> int:

@@ -285,9 +285,12 @@ class Running(Loading):
         Returns (the call's answer if it came after all, the stack of contract
         functions, outermost first).  A child stuck in C code does not answer.
         """
+        ask = getattr(signal, "SIGUSR1", None)
+        if ask is None:
+            return None, []  # Windows: the child cannot be asked
         for pid in self._child_pids():
             try:
-                os.kill(pid, signal.SIGUSR1)
+                os.kill(pid, ask)
             except OSError:
                 pass
         deadline = time.monotonic() + WHERE_WAIT
