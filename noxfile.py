@@ -87,7 +87,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Lint and check the formatting with ruff; validate the GitHub Actions template."""
+    """Lint and check the formatting with ruff; validate the GitHub Actions workflows."""
     session.install("ruff", "check-jsonschema")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
@@ -96,6 +96,7 @@ def lint(session: nox.Session) -> None:
         "--builtin-schema",
         "vendor.github-workflows",
         "ci-templates/github-actions-grade.yml",
+        ".github/workflows/student-edition.yml",
     )
 
 

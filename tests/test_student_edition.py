@@ -218,3 +218,12 @@ def test_answers_from_the_prepared_data_earn_nothing_with_the_full_grader(
     module = tmp_path / "replay" / "embed.py"
     replayed = grade(module, seed=0, check_reports=False, lab=SPEC, timeout=10)
     assert replayed.score > 50, json.dumps({c.id: c.points for c in replayed.checks})
+
+
+def test_students_are_told_to_install_the_student_edition() -> None:
+    for name in ("README.md", "README.ko.md", "README.zh.md"):
+        text = (ROOT / "exercises" / name).read_text(encoding="utf-8")
+        assert "pip install embed_grader_student-" in text, name
+        assert "embed_grader-0" not in text, name
+    template = (ROOT / "ci-templates" / "github-actions-grade.yml").read_text(encoding="utf-8")
+    assert "nox -s student-wheel" in template

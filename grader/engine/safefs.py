@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import stat
+import sys
 from dataclasses import dataclass
+from typing import Any
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -246,6 +249,8 @@ def remove_tree(path: str) -> bool:
     any depth with a bounded number of open descriptors: a folder deeper than
     ``MAX_OPEN`` levels is moved up to the top of the tree and emptied from there.
     """
+    if not _BY_DIR_FD:
+        return _remove_plainly(path)
     parent, base = os.path.split(os.path.abspath(path))
     try:
         pfd = os.open(parent, DIR_FLAGS)
@@ -273,6 +278,29 @@ def remove_tree(path: str) -> bool:
         return not os.path.lexists(path)
     finally:
         os.close(pfd)
+
+
+# Paths relative to an open folder (Linux, macOS; not Windows).
+_BY_DIR_FD = {os.open, os.unlink, os.rmdir, os.stat} <= os.supports_dir_fd
+
+
+def _remove_plainly(path: str) -> bool:
+    """``remove_tree`` where paths cannot be taken relative to an open folder
+    (Windows): ``shutil.rmtree``, which removes a link or junction without entering
+    it, making read-only entries writable on the way."""
+
+    def writable(func: Any, name: str, _: Any) -> None:
+        os.chmod(name, stat.S_IWRITE | stat.S_IREAD | stat.S_IEXEC)
+        func(name)
+
+    if os.path.isdir(path) and not os.path.islink(path):
+        if sys.version_info >= (3, 12):
+            shutil.rmtree(path, onexc=writable)
+        else:
+            shutil.rmtree(path, onerror=writable)
+    elif os.path.lexists(path):
+        os.unlink(path)
+    return not os.path.lexists(path)
 
 
 def _empty(top: int) -> None:

@@ -4,7 +4,6 @@ limits and isolation, and stopping it with everything it started."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -12,7 +11,7 @@ import time
 from collections.abc import Collection, Sequence
 
 from grader.engine import safefs, users, wire
-from grader.engine.sandbox import disk
+from grader.engine.sandbox import disk, program
 from grader.engine.sandbox.budget import Budget
 from grader.engine.sandbox.isolation import (
     CHOICES,
@@ -36,7 +35,10 @@ from grader.engine.sandbox.pipe import Died, Pipe, TooLarge, make_pipe
 from grader.engine.sandbox.processes import (
     Cgroup,
     capture_file,
+    child_env,
     has_marker,
+    kill_group,
+    own_ids,
     status_text,
     sweep,
 )
@@ -139,7 +141,7 @@ class Child:
             env += ["--setenv", "HOME", home, "--setenv", MARKER, self._marker]
             return cmd[:i] + env + cmd[i:] + [self._program]
         python = os.path.realpath(self.python) if self._lease is not None else self.python
-        return [python, "-I", "-S", "-B", "-c", self._program]
+        return program.command(python, self._program)
 
     def home(self) -> str:
         """The child's working folder as the child sees it."""
@@ -192,7 +194,7 @@ class Child:
         self._marker = os.urandom(8).hex()
         if self.isolation != "process" and drops_user():
             self._lease = users.lease()
-        owner = (self._lease.uid, self._lease.gid) if self._lease else (os.geteuid(), os.getegid())
+        owner = (self._lease.uid, self._lease.gid) if self._lease else own_ids()
         self._share = disk.Share.make(self.isolation, self._tmp, *owner, self._inside)
         self._share.check_room()
         # The child's own copy of the module, in the folder only it may write.
@@ -202,12 +204,6 @@ class Child:
         os.chmod(module, 0o444)
         if self._lease is not None:
             os.chown(self._tmp, self._lease.uid, self._lease.gid)
-        # Nothing of the grader's environment: only these (EMBED_GRADER_RUN tags the
-        # child's processes so that all of them can be found and killed).
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": self._tmp}
-        env[MARKER] = self._marker
-        if os.name == "nt":  # Python on Windows cannot start without it
-            env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "C:\\Windows")
         self._cgroup = Cgroup.make(PIDS_MAX)
         # bubblewrap run by root starts the child as root: it drops to the user itself.
         user_args = as_user(self._lease) if self.isolation != "bwrap" else {}
@@ -221,7 +217,7 @@ class Child:
                 stdout=subprocess.PIPE,
                 stderr=self._capture,
                 cwd=self._tmp,
-                env=env,
+                env=child_env(self._tmp, self._marker),
                 close_fds=True,
                 start_new_session=True,
                 bufsize=0,
@@ -233,6 +229,8 @@ class Child:
             raise SandboxError("cannot start %s: %s" % (self.python, exc)) from exc
         self._pipe = make_pipe(self._proc)
         self._watcher = disk.Watcher(self._share, self._proc.kill)
+        if self.isolation != "bwrap":
+            program.hand_over(self._pipe, self.python, time.monotonic() + START_TIMEOUT)
 
     def _ready(self) -> None:
         """The child in its cgroup and its first line, which says it runs."""
@@ -286,13 +284,7 @@ class Child:
         reaped = proc.returncode is not None
         sweep(proc.pid, ("%s=%s" % (MARKER, self._marker)).encode(), reaped=reaped)
         if not reaped:
-            try:
-                if hasattr(os, "killpg"):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                else:
-                    proc.kill()  # Windows: the child alone
-            except (ProcessLookupError, PermissionError):
-                pass
+            kill_group(proc)
         try:
             proc.wait(5.0)
         except subprocess.TimeoutExpired:

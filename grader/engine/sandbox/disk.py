@@ -87,7 +87,7 @@ def tmpfs_used(path: str) -> tuple[int, int] | None:
     read or what is there is not a child's tmpfs (unmounted, the process gone)."""
     try:
         st = os.statvfs(path)
-    except OSError:
+    except (OSError, AttributeError):  # no statvfs on Windows
         return None
     if st.f_blocks * st.f_frsize != TMPFS_BYTES:
         return None
@@ -108,7 +108,7 @@ def walked_used(folder: str, most: int = DISK_FILES) -> tuple[int, int]:
                         st = entry.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    total += st.st_blocks * 512
+                    total += getattr(st, "st_blocks", (st.st_size + 511) // 512) * 512
                     if stat.S_ISDIR(st.st_mode):
                         todo.append(entry.path)
                     if entries > most:
@@ -122,7 +122,7 @@ def short_of_disk(path: str) -> bool:
     """Whether the file system at ``path`` has (almost) no space or inodes left."""
     try:
         st = os.statvfs(path)
-    except OSError:
+    except (OSError, AttributeError):
         return False
     return st.f_bavail * st.f_frsize < RESERVE_BYTES or (
         st.f_files > 0 and st.f_favail < RESERVE_FILES
@@ -227,7 +227,7 @@ class Share:
             return
         try:
             st = os.statvfs(self.folder)
-        except OSError:
+        except (OSError, AttributeError):
             return
         if st.f_bavail * st.f_frsize < SHARE_BYTES or (st.f_files > 0 and st.f_favail < DISK_FILES):
             raise MachineFault("disk", "less than a child's share is free in %s" % self.folder)

@@ -7,11 +7,13 @@ import functools
 import importlib.util
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import time
 
 from grader.engine import procfs
+from grader.engine.sandbox.limits import MARKER
 
 
 def _proc_stat(pid: str) -> tuple[int, int, int] | None:
@@ -266,6 +268,33 @@ def plain() -> bool:
     if not (os.path.isdir("/proc/self") and hasattr(os, "killpg")):
         return True
     return any(importlib.util.find_spec(m) is None for m in ("resource", "fcntl"))
+
+
+def child_env(home: str, marker: str) -> dict[str, str]:
+    """Nothing of the grader's environment: only these (EMBED_GRADER_RUN tags the
+    child's processes so that all of them can be found and killed)."""
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home, MARKER: marker}
+    if os.name == "nt":  # Python on Windows cannot start without it
+        env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "C:\\Windows")
+    return env
+
+
+def own_ids() -> tuple[int, int]:
+    """This process's user and group ids (0, 0 where there are none: Windows)."""
+    if not hasattr(os, "geteuid"):
+        return 0, 0
+    return os.geteuid(), os.getegid()
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the child's process group (Windows: the child alone)."""
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def capture_file() -> int:

@@ -12,6 +12,9 @@ import types
 from pathlib import Path
 from typing import Any
 
+from grader.engine.sandbox.pipe import Died, Pipe, pollable
+from grader.engine.sandbox.records import SandboxError
+
 CHILD = Path(__file__).parent.with_name("_child.py")
 # The child's program is handed to the interpreter with ``-c``: no file of the
 # installed package is ever run (or named in sys.argv) where the child could write.
@@ -19,6 +22,46 @@ CHILD_TAG = "# embed-grader child"
 
 
 MAX_ARGUMENT = 100_000  # characters of the -c argument (Linux takes 128 KiB in one)
+
+# Where the pipes are read by threads (Windows, whose command lines hold 32,767
+# characters) the program comes through the pipe instead: the ``-c`` argument reads
+# its length (12 digits), then exactly that many bytes, and runs them; the protocol
+# follows on the same pipe.
+FROM_PIPE = (
+    "import os\n"
+    "def _program():\n"
+    "    got = b''\n"
+    "    n = None\n"
+    "    while n is None or len(got) < n:\n"
+    "        more = os.read(0, (12 if n is None else n) - len(got))\n"
+    "        if not more:\n"
+    "            raise SystemExit(3)\n"
+    "        got += more\n"
+    "        if n is None and len(got) == 12:\n"
+    "            n, got = int(got), b''\n"
+    "    return got.decode('utf-8')\n"
+    "exec(compile(_program(), '<string>', 'exec'))\n"
+)
+
+
+def command(python: str, program: str) -> list[str]:
+    """The command that runs the child's ``program`` with ``python``."""
+    if not pollable():
+        return [python, "-I", "-S", "-B", "-c", FROM_PIPE]
+    return [python, "-I", "-S", "-B", "-c", program]
+
+
+def hand_over(pipe: Pipe, python: str, deadline: float) -> None:
+    """Where the program comes through the pipe: send it, first of all."""
+    if pollable():
+        return
+    data = child_program(CHILD).encode("utf-8")
+    try:
+        sent = pipe.send(b"%012d" % len(data) + data, deadline)
+    except Died:
+        sent = False
+    if not sent:
+        raise SandboxError("cannot hand the child runner to %s" % python)
 
 
 @functools.lru_cache(maxsize=4)
