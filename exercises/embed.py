@@ -284,7 +284,9 @@ def write_report(outdir="."):
     Returns the fields.  The grader calls it with a fresh folder and grades what
     it writes there; every figure must be what the functions above return, and
     the files must come out the same on every run (hand in the ones that
-    `python embed.py` writes).
+    `python embed.py` writes).  Each section needs at least 60 letters of prose
+    besides headings, figures, key names and code: 60 Latin letters, 24 Hangul
+    syllables or 20 Chinese characters.
     """
     raise NotImplementedError
 

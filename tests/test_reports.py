@@ -512,6 +512,55 @@ def test_prose_minimum(tmp_path):
     assert failing(reports.check(folder)) == {"report.md.prose.3"}
 
 
+# The same sentences in each language the kit speaks: all pass, or all fail.
+SAME_SENTENCES = [
+    (
+        "The lookup and the one-hot product give the same row. The lookup needs no "
+        "multiplication. The one-hot product multiplies every cell of the table.",
+        "조회와 원-핫 곱은 같은 행을 준다. 조회에는 곱셈이 필요 없다. "
+        "원-핫 곱은 표의 모든 칸을 곱한다.",
+        "查表和独热乘积得到同一行。查表不需要乘法。独热乘积要把表中的每一格都乘一遍。",
+    ),
+    (
+        "We measured the table built from the seed. It has one row per token. Every "
+        "figure here comes from running the code.",
+        "시드로 만든 표를 쟀다. 토큰마다 행이 하나 있다. 여기 적은 숫자는 모두 코드를 "
+        "실행해서 얻었다.",
+        "我们测量了用种子生成的表。每个词元对应一行。这里的每个数字都来自运行代码。",
+    ),
+    (
+        "Scaling by the root of d makes the row longer. Its direction stays. So does its cosine.",
+        "d의 제곱근을 곱하면 행이 길어진다. 방향은 그대로다. 코사인도 그렇다.",
+        "乘以 d 的平方根会让行变长。方向不变。余弦也不变。",
+    ),
+]
+TOO_SHORT = [
+    ("Same row. No cost. It grows.", "같은 행. 비용 없음. 커진다.", "同一行。没有代价。会变大。"),
+    ("Lookup is free.", "조회는 공짜다.", "查表免费。"),
+]
+
+
+@pytest.mark.parametrize("sentences", SAME_SENTENCES + TOO_SHORT)
+def test_the_same_sentences_pass_or_fail_in_every_language(sentences):
+    verdicts = {
+        lang: reports.prose_letters([said]) >= reports.PROSE_MIN_LETTERS
+        for lang, said in zip(("en", "ko", "zh"), sentences)
+    }
+    assert set(verdicts.values()) == {sentences not in TOO_SHORT}, verdicts
+
+
+def test_three_korean_sentences_on_what_was_measured_pass(tmp_path):
+    """49 Hangul syllables say what 99 Latin letters say."""
+    said = "시드로 만든 표를 쟀다. 토큰마다 행이 하나 있다. 숫자는 모두 코드를 실행해서 얻었다."
+    assert reports.prose_letters([said]) >= reports.PROSE_MIN_LETTERS
+    folder = copy_reference(tmp_path)
+    lines = ["# r", ""]
+    for heading in REPORT_HEADINGS:
+        lines += ["## " + heading, "", said + " `rms_plain` = 0.29783", ""]
+    (folder / "embed_report.md").write_text("\n".join(lines), "utf-8")
+    assert not {f for f in failing(reports.check(folder)) if f.startswith("report.md.prose")}
+
+
 # Markdown read as tokens -----------------------------------------------------------------
 
 

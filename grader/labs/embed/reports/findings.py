@@ -18,6 +18,8 @@ id                                     weight  passes when
 ``report.md.file``                     1       the markdown file can be read (as above)
 ``report.md.headings``                 3       the five ``##`` headings, exactly, in order
 ``report.md.prose.<n>`` (n = 1..5)     1       section n holds at least 60 letters of prose
+                                               (a Hangul syllable counts as 2.5, a
+                                               Chinese character as 3)
 ``report.md.figures``                  4       the figures stated agree with the recomputed
                                                values, and there is at least one
 =====================================  ======  ==============================================
@@ -40,6 +42,9 @@ from grader.labs.embed.contract import ATOL, REPORT_FIELDS, REPORT_HEADINGS, RTO
 
 MAX_BYTES = 1 << 20  # a report file is never read past 1 MiB
 PROSE_MIN_LETTERS = 60
+# The letters a Hangul syllable and a Chinese character count as in the prose: the same
+# sentences hold about that many times fewer of them than of Latin letters.
+WIDE_LETTERS = {"hangul": 2.5, "han": 3.0}
 MIN_SIGNIFICANT = 3
 MAX_ABS_DIFF_LIMIT = 1e-12
 

@@ -4,9 +4,12 @@ A required heading matches when its level is 2 and its text equals the contract'
 heading exactly (after NFC).  Other headings may come before, between and after them.
 A missing heading is reported with the closest heading-like line found.  A section
 runs from its heading to the next heading of level 1 or 2, and needs at least
-:data:`PROSE_MIN_LETTERS` (60) letters of prose: alphabetic characters (Hangul,
-Latin, ...) in its body, not counting headings, code, HTML comments, link targets and
-report key names.  Figures, key names and code therefore never make up the prose.
+:data:`PROSE_MIN_LETTERS` (60) letters of prose: alphabetic characters in its body,
+not counting headings, code, HTML comments, link targets and report key names.
+Figures, key names and code therefore never make up the prose.  A Hangul syllable
+counts as 2.5 letters and a Chinese character as 3 (:data:`WIDE_LETTERS`): the same
+sentences take about that many times fewer characters in Korean and in Chinese than
+in English, so the same sentences pass in every language the kit speaks.
 """
 
 from __future__ import annotations
@@ -19,7 +22,13 @@ from typing import Any
 from grader.engine.messages import text
 from grader.engine.results import Status
 from grader.labs.embed.contract import REPORT_HEADINGS
-from grader.labs.embed.reports.findings import _KEY, PROSE_MIN_LETTERS, WEIGHTS, Finding
+from grader.labs.embed.reports.findings import (
+    _KEY,
+    PROSE_MIN_LETTERS,
+    WEIGHTS,
+    WIDE_LETTERS,
+    Finding,
+)
 from grader.labs.embed.reports.markdown import Document, Heading
 
 _URL = re.compile(r"https?://\S+")  # a bare address is no prose
@@ -99,13 +108,24 @@ def _heading_finding(doc: Document, found: list[Heading | None], lang: str) -> F
 
 
 def prose_letters(body: list[str]) -> int:
-    """Letters in the prose of section lines, without web addresses or report key names."""
-    count = 0
+    """Letters in the prose of section lines, without web addresses or report key names;
+    Hangul syllables and Chinese characters count as WIDE_LETTERS says (rounded down)."""
+    count = 0.0
     for line in body:
         line = _URL.sub(" ", line)
         line = _KEY.sub(" ", line)
-        count += sum(1 for ch in line if ch.isalpha())
-    return count
+        count += sum(_letters(ch) for ch in line if ch.isalpha())
+    return int(count)
+
+
+def _letters(ch: str) -> float:
+    """The letters one alphabetic character counts as."""
+    code = ord(ch)
+    if 0xAC00 <= code <= 0xD7A3:
+        return WIDE_LETTERS["hangul"]
+    if 0x3400 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF or 0x20000 <= code <= 0x3FFFF:
+        return WIDE_LETTERS["han"]
+    return 1.0
 
 
 def _prose_findings(doc: Document, found: list[Heading | None], lang: str) -> list[Finding]:
