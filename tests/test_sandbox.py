@@ -175,6 +175,10 @@ def noisy():
 def keep(x):
     x.append(99)
     return len(x)
+
+
+def shared(t):
+    return [[i for i, r in enumerate(t) if r is row] for row in t]
 """
 
 FUNCS = (
@@ -197,6 +201,7 @@ FUNCS = (
     "bad_message",
     "noisy",
     "keep",
+    "shared",
 )
 NAMES = ("VOCAB", "DIM", "SEED", *FUNCS, "missing_fn")
 CONSTANTS = ("VOCAB", "DIM", "SEED")
@@ -449,6 +454,26 @@ def test_mutation_is_found(box: Sandbox) -> None:
     assert lookup.mutated is None and lookup.value == [[3.0, 4.0]]
     negzero = box.run([Call(4, "stretch", ([[0.0, 0.0]], 0, -1.0))])[0]
     assert negzero.mutated == "args[0][0][1]"  # 0.0 became -0.0: equal, yet changed
+
+
+def test_rows_that_are_one_object_arrive_as_one(box: Sandbox) -> None:
+    row = [1.0, 2.0]
+    small = [row, [5.0, 6.0], row]
+    zeros = [[0.0] * 4] * 3  # enough floats to travel packed
+    wide = [[float(c) for c in range(10)]] * 2 + [[0.5] * 10]
+    equal = [[1.0, 2.0], [1.0, 2.0]]  # equal values, two objects
+    calls = [Call(i, "shared", (t,)) for i, t in enumerate((small, zeros, wide, equal))]
+    calls.append(Call(9, "shared", (small,), count=(0,)))
+    a, b, c, d, counted = box.run(calls)
+    assert a.value == [[0, 2], [1], [0, 2]] == counted.value
+    assert b.value == [[0, 1, 2]] * 3
+    assert c.value == [[0, 1], [0, 1], [2]]
+    assert d.value == [[0], [1]]
+    # Writing into a shared row changes every place of it, and is found.
+    out = box.run([Call(10, "stretch", (small, 2, 3.0)), Call(11, "shared", (small,))])
+    assert out[0].mutated == "args[0][0][1]"
+    assert out[0].value == [[1.0, 6.0], [5.0, 6.0], [1.0, 6.0]]
+    assert small == [[1.0, 2.0], [5.0, 6.0], [1.0, 2.0]] and out[1].mutated is None
 
 
 def test_shared_values_are_fresh_per_call(box: Sandbox) -> None:

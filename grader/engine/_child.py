@@ -383,6 +383,10 @@ def _hook(obj):
         return unpack(obj["v"])
     if tag == "f64rows":
         return unpack_rows(obj["v"], int(obj["cols"]))
+    if tag == "alias":
+        # Items that are one object in the parent's value are one object here too.
+        distinct = obj["v"]
+        return [distinct[i] for i in obj["of"]]
     if tag == "float":
         return float(obj["v"])
     if tag == "dict":
@@ -402,11 +406,37 @@ def _copy_flat_tuple(m):
     return tuple(list(m))
 
 
+def _first_places(m):
+    """For each item of the list m, the place of the first item that is the same
+    list object (its own place when none before it is), or None when no two are."""
+    first: dict[int, int] = {}
+    places = []
+    for i, e in enumerate(m):
+        places.append(first.setdefault(id(e), i) if type(e) is list else i)
+    return places if places != list(range(len(m))) else None
+
+
 def plan(m):
-    """A function that makes a fresh copy of values shaped like m (None: m is a leaf)."""
+    """A function that makes a fresh copy of values shaped like m (None: m is a leaf).
+
+    Items of a list that are one list object (rows of [row, row]) are one new list
+    object in the copy as well."""
     t = type(m)
     if t in _LEAVES:
         return None
+    if t is list and len(m) > 1:
+        places = _first_places(m)
+        if places is not None:
+            parts = [plan(e) for e in m]
+
+            def copy_shared(v, parts=parts, places=places):
+                out: list[Any] = []
+                for i, (p, e) in enumerate(zip(parts, v)):  # noqa: B905 (Python 3.8)
+                    j = places[i]
+                    out.append(out[j] if j != i else (e if p is None else p(e)))
+                return out
+
+            return copy_shared
     if t is list or t is tuple:
         if set(map(type, m)) <= _LEAVES:
             return _copy_flat if t is list else _copy_flat_tuple
@@ -431,15 +461,24 @@ def plan(m):
     raise ValueError("cannot copy %s" % type_name(t))
 
 
-def counted(m):
-    """A copy of m with every float wrapped in _Counted."""
+def counted(m, memo=None):
+    """A copy of m with every float wrapped in _Counted (rows that are one list object
+    stay one)."""
     t = type(m)
     if t is float:
         return _Counted(m)
     if t is list:
+        if memo is None:
+            memo = {}
+        done = memo.get(id(m))
+        if done is not None:
+            return done
         if set(map(type, m)) == {float}:
-            return list(map(_Counted, m))
-        return [counted(e) for e in m]
+            out = list(map(_Counted, m))
+        else:
+            out = [counted(e, memo) for e in m]
+        memo[id(m)] = out
+        return out
     if t is tuple:
         return tuple([counted(e) for e in m])
     if t is dict:

@@ -78,10 +78,31 @@ def literal(value: Any) -> str | None:
         return None
     if isinstance(value, list) and len(value) > 32:
         return None
-    text = _text(value, 10**6)
+    text = _shared_rows(value) if is_table(value) else None
+    if text is None:
+        text = _text(value, 10**6)
     if "nan" in text or "inf" in text:
         return None
     return text
+
+
+def _shared_rows(table: list[list[Any]]) -> str | None:
+    """A table some of whose rows are one list object, written so that pasting it makes
+    the same sharing: ``[[0.0, 0.0]] * 3``, ``(lambda r0: [r0, [1.0], r0])([0.5])``."""
+    ids = [id(r) for r in table]
+    if len(set(ids)) == len(ids):
+        return None
+    if len(set(ids)) == 1:
+        return "[%s] * %d" % (_text(table[0], 10**6), len(table))
+    shared = [i for i in dict.fromkeys(ids) if ids.count(i) > 1]
+    names = {i: "r%d" % n for n, i in enumerate(shared)}
+    rows = {id(r): r for r in table}
+    body = ", ".join(names.get(id(r)) or _text(r, 10**6) for r in table)
+    return "(lambda %s: [%s])(%s)" % (
+        ", ".join(names[i] for i in shared),
+        body,
+        ", ".join(_text(rows[i], 10**6) for i in shared),
+    )
 
 
 def describe(value: Any) -> str:
@@ -98,11 +119,15 @@ def describe(value: Any) -> str:
     return short(value)
 
 
-def _rounded(value: Any) -> Any:
+def _rounded(value: Any, memo: dict[int, Any] | None = None) -> Any:
+    """Numbers to 4 digits; rows that are one list object stay one."""
     if isinstance(value, float) and value == value and abs(value) != float("inf"):
         return float("%.4g" % value)
     if isinstance(value, list):
-        return [_rounded(v) for v in value]
+        memo = {} if memo is None else memo
+        if id(value) not in memo:
+            memo[id(value)] = [_rounded(v, memo) for v in value]
+        return memo[id(value)]
     return value
 
 

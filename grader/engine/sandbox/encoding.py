@@ -71,6 +71,30 @@ def _finite(values: list[Any]) -> bool:
         return False
 
 
+def _aliased(value: list[Any]) -> bool:
+    """Whether two items of the list are one list object (``[row, row]``)."""
+    rows = [id(v) for v in value if type(v) is list]
+    return len(set(rows)) < len(rows)
+
+
+def _shared(value: list[Any]) -> dict[str, Any]:
+    """A list some of whose items are one list object: its distinct items once, and
+    for each place the index of the item there, so the child builds the same sharing."""
+    first: dict[int, int] = {}
+    distinct: list[Any] = []
+    of: list[int] = []
+    for v in value:
+        if type(v) is list:
+            known = first.get(id(v))
+            if known is not None:
+                of.append(known)
+                continue
+            first[id(v)] = len(distinct)
+        of.append(len(distinct))
+        distinct.append(v)
+    return {"$": "alias", "of": of, "v": encode(distinct)}
+
+
 def encode(value: Any) -> Any:
     """Plain Python data to the protocol's JSON data (the input is left as it is)."""
     t = type(value)
@@ -81,6 +105,8 @@ def encode(value: Any) -> Any:
     if t is int or t is str or t is bool or value is None:
         return value
     if t is list:
+        if len(value) > 1 and _aliased(value):
+            return _shared(value)
         kinds = set(map(type, value))
         if len(value) >= PACK_FROM and kinds == _FLOATS:
             return pack(value)

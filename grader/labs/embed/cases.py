@@ -220,3 +220,23 @@ def near_tie_table(rng: random.Random, rows: int, cells: int, by: str) -> tuple[
         gap = s[b] - s[a]
         if not oracle.close(s[a], s[b]) and 0 < gap < 1e-6:
             return t, probe
+
+
+def one_row_object(rng: random.Random, rows: int, cells: int) -> Table:
+    """``[row] * rows``: every row is one list object, as ``[[0.0] * d] * v`` makes."""
+    return [[value(rng) for _ in range(cells)]] * rows
+
+
+def shared_rows(rng: random.Random, rows: int, cells: int) -> tuple[Table, int, int]:
+    """A table in which one row is the very list object of another (``[row, row]``),
+    beside rows of their own.  Returns the table and the two places of the shared
+    row, the earlier first."""
+    t = table(rng, rows, cells)
+    a, b = sorted(rng.sample(range(rows), 2))
+    t[b] = t[a]
+    return t, a, b
+
+
+def aliased_tables(rng: random.Random) -> list[Table]:
+    """Tables whose rows are shared list objects: all of them, and one pair."""
+    return [one_row_object(rng, 3, 2), shared_rows(rng, 5, 3)[0]]

@@ -31,7 +31,7 @@ def required(function: str) -> set[str]:
     table = any(p in TABLES for p in params)
     by_index = table and ("ids" in params or "token_id" in params)
     if table:
-        need |= {"one row", "one column", "512 x 64"}
+        need |= {"one row", "one column", "512 x 64", "rows one object"}
         if "token_id" not in params:  # with a token id, an empty table only raises
             need.add("empty table")
     if by_index:
@@ -46,6 +46,7 @@ def required(function: str) -> set[str]:
             need |= {"vector one too long raises", "vector one too short raises"}
     if "k" in params:
         need |= {"k = 0", "k = 1", "k = V - 1", "near tie", "copy of the probe"}
+        need.add("probe row shared")
     if function in BY_COSINE:
         need.add("cosine rounds above 1")
     return need
@@ -114,6 +115,8 @@ def edges_of(case: Case) -> set[str]:
             out.add("512 x 64")
         if "ids" in args or "token_id" in args:
             out |= _alike(t)
+        if len({id(r) for r in t}) < len(t):
+            out.add("rows one object")
     if "ids" in args:
         ids = list(args["ids"])
         if not ids and not raises:
@@ -154,6 +157,8 @@ def edges_of(case: Case) -> set[str]:
             out.add("k = V - 1")
         if _near_tie(t, args["token_id"], case.expect.by):
             out.add("near tie")
+        if any(r is t[args["token_id"]] for i, r in enumerate(t) if i != args["token_id"]):
+            out.add("probe row shared")
         probe = list(t[args["token_id"]])
         twins = [r for i, r in enumerate(t) if i != args["token_id"] and list(r) == probe]
         if twins:
@@ -211,6 +216,8 @@ ORDER = (
     "near tie",
     "copy of the probe",
     "cosine rounds above 1",
+    "rows one object",
+    "probe row shared",
 )
 
 

@@ -37,6 +37,7 @@ def _make_table(rng: random.Random) -> list[Case]:
 def _shape(rng: random.Random) -> list[Case]:
     tables: list[gen.Table] = [[], [[]], [[], []], [[0.5]]]
     tables += [gen.table(rng, r, c) for r, c in gen.shapes(rng)]
+    tables += gen.aliased_tables(rng)
     tables.append(gen.real_table())
     return [ret("shape", (t,), (len(t), len(t[0]) if t else 0)) for t in tables]
 
@@ -72,6 +73,9 @@ def _lookup(rng: random.Random) -> list[Case]:
         out.insert(1, ret("lookup", (t, [i]), oracle.lookup(t, [i])))
     out.insert(0, ret("lookup", ([], []), []))
     out += by_index_cases(rng, "lookup", oracle.lookup)
+    for t in gen.aliased_tables(rng):
+        ids = gen.ids_for(rng, len(t), 2)
+        out.append(ret("lookup", (t, ids), oracle.lookup(t, ids)))
     real = gen.real_table()
     ids = [137, 137, 0, len(real) - 1, rng.randrange(len(real))]
     out.append(ret("lookup", (real, ids), oracle.lookup(real, ids)))
@@ -143,6 +147,9 @@ def _rtm(rng: random.Random) -> list[Case]:
         pos = [[abs(x) + 0.25 for x in row] for row in t]
         vec = gen.scaled_vector(rng, len(pos), scale, positive=True)
         out.append(ret("row_times_matrix", (vec, pos), oracle.row_times_matrix(vec, pos)))
+    for t in gen.aliased_tables(rng):
+        vec = gen.vector(rng, len(t))
+        out.append(ret("row_times_matrix", (vec, t), oracle.row_times_matrix(vec, t)))
     real = gen.real_table()
     vec = gen.vector(rng, len(real), spread=0.5)
     out.append(ret("row_times_matrix", (vec, real), oracle.row_times_matrix(vec, real)))
@@ -190,8 +197,10 @@ def probed(rng: random.Random, t: gen.Table, ids: list[int], avoid: tuple[int, .
     checks is such a case, so no case can be told from an ordinary one by the
     presence of an infinity; where no row is left unselected there is none."""
     v, d = len(t), len(t[0]) if t else 0
-    spare = [r for r in range(v) if r not in ids and r not in avoid]
-    table = [list(row) for row in t]
+    chosen = {id(t[i]) for i in ids}  # a row shared with a selected one is selected too
+    spare = [r for r in range(v) if r not in ids and r not in avoid and id(t[r]) not in chosen]
+    copies: dict[int, list[float]] = {}
+    table = [copies.setdefault(id(row), list(row)) for row in t]  # shared rows stay shared
     probes = []
     if spare and d:
         for c in sorted(rng.sample(range(d), max(1, d // 3))):
@@ -215,6 +224,8 @@ def _lvoh(rng: random.Random) -> list[Case]:
     alike = tuple(r for r in range(6) if t[r] == t[twin]) + (multiple,)  # kept as they are
     out.append(probed(rng, t, [twin], alike))
     out.append(probed(rng, t, [multiple, twin, twin], alike))
+    for t in gen.aliased_tables(rng):
+        out.append(probed(rng, t, gen.ids_for(rng, len(t), 1)))
     out.append(probed(rng, gen.real_table(), [137]))
     return out
 

@@ -33,6 +33,9 @@ def _logits(rng: random.Random) -> list[Case]:
         pos = [[abs(x) + 0.25 for x in row] for row in t]
         hidden = gen.scaled_vector(rng, len(pos[0]), scale, positive=True)
         out.append(ret("logits", (pos, hidden), oracle.logits(pos, hidden)))
+    for t in gen.aliased_tables(rng):
+        hidden = gen.vector(rng, len(t[0]))
+        out.append(ret("logits", (t, hidden), oracle.logits(t, hidden)))
     real = gen.real_table()
     probe = list(real[137])
     out.append(ret("logits", (real, probe), oracle.logits(real, probe)))
@@ -164,6 +167,13 @@ def _stretch(rng: random.Random) -> list[Case]:
         out.append(ret("stretch", (t, token, f), oracle.stretch(t, token, f)))
     t, twin, _ = gen.twin_table(rng, 6, 3)
     out.append(ret("stretch", (t, twin, 4.0), oracle.stretch(t, twin, 4.0)))
+    # Rows that are one list object: only the row of token_id changes.
+    t = gen.one_row_object(rng, 3, 2)
+    token = rng.randrange(3)
+    out.append(ret("stretch", (t, token, 3.0), oracle.stretch(t, token, 3.0)))
+    t, a, b = gen.shared_rows(rng, 5, 3)
+    token = rng.choice((a, b))
+    out.append(ret("stretch", (t, token, -2.0), oracle.stretch(t, token, -2.0)))
     real = gen.real_table()
     out.append(ret("stretch", (real, 137, 4.0), oracle.stretch(real, 137, 4.0)))
     return out
@@ -230,6 +240,12 @@ def _ranking_cases(rng: random.Random, fn: str, by: str, ties: bool) -> list[Cas
         for r, c in ((3, 2), (5, 4), (8, 8)):
             t, probe = gen.near_tie_table(rng, r, c, by)
             out.append(Case(fn, (t, probe, len(t) - 1), Ranks(by, len(t) - 1)))
+        # The probe's row is the very list object of another row, and every row one.
+        t, a, b = gen.shared_rows(rng, 6, 3)
+        for probe in (a, b):
+            out.append(Case(fn, (t, probe, 5), Ranks(by, 5)))
+        t = gen.one_row_object(rng, 4, 3)
+        out.append(Case(fn, (t, rng.randrange(4), 3), Ranks(by, 3)))
     return out
 
 
@@ -285,6 +301,9 @@ def _scaled(rng: random.Random) -> list[Case]:
     out.insert(0, ret("scaled_lookup", (some_tables(rng)[3], [], 4), []))
     out.insert(0, ret("scaled_lookup", ([], [], 4), []))
     out += by_index_cases(rng, "scaled_lookup", oracle.scaled_lookup, (9,))
+    for t in gen.aliased_tables(rng):
+        ids = gen.ids_for(rng, len(t), 2)
+        out.append(ret("scaled_lookup", (t, ids, 4), oracle.scaled_lookup(t, ids, 4)))
     real = gen.real_table()
     ids = [137, 0]
     out.append(ret("scaled_lookup", (real, ids, 64), oracle.scaled_lookup(real, ids, 64)))

@@ -2,7 +2,8 @@
 
 A value is JSON itself (null, bool, int, str, finite float, list) or an object with
 one tag: ``$t`` a tuple, ``$d`` a dict (its items), ``$f`` a float that JSON cannot
-hold (nan, inf, -inf), ``$p`` an entry of the pool, ``$c`` an expectation (a
+hold (nan, inf, -inf), ``$p`` an entry of the pool, ``$s`` a list
+some of whose items are one list object (``of``: the place of each in ``v``), ``$c`` an expectation (a
 dataclass of the grader: its class and fields), ``$a`` an answer kind, and the
 mistakes' answers ``$n`` (none: the mistake raises), ``$w`` (a named test) and ``$k``
 (a mistake in one key of a dict).  The pool holds every list of at least
@@ -84,6 +85,21 @@ class Writer:
         raise TypeError("cannot store a %s" % t.__name__)
 
     def _items(self, v: list[Any] | tuple[Any, ...]) -> Any:
+        rows = [id(x) for x in v if type(x) is list]
+        if len(set(rows)) < len(rows):
+            # Items that are one list object (rows of [row, row]): kept so, with ``$s``.
+            first: dict[int, int] = {}
+            distinct: list[Any] = []
+            of = []
+            for x in v:
+                if type(x) is list and id(x) in first:
+                    of.append(first[id(x)])
+                    continue
+                if type(x) is list:
+                    first[id(x)] = len(distinct)
+                of.append(len(distinct))
+                distinct.append(x)
+            return {"$s": of, "v": self._items(distinct)}
         if len(v) >= POOL_FROM and all(type(x) is float for x in v):
             doubles = array.array("d", v)
             if sys.byteorder == "big":
@@ -95,6 +111,20 @@ class Writer:
         return items
 
 
+def _own_rows(items: list[Any]) -> list[Any]:
+    """The items, each list a list object of its own: pooled rows of equal content are
+    one object when read, but only rows stored as one (``$s``) may be."""
+    seen: set[int] = set()
+    out = []
+    for x in items:
+        if type(x) is list:
+            if id(x) in seen:
+                x = list(x)
+            seen.add(id(x))
+        out.append(x)
+    return out
+
+
 class Reader:
     """Decodes values; each pool entry is decoded once and then shared."""
 
@@ -104,9 +134,12 @@ class Reader:
 
     def value(self, v: Any) -> Any:
         if isinstance(v, list):
-            return [self.value(x) for x in v]
+            return _own_rows([self.value(x) for x in v])
         if not isinstance(v, dict):
             return v
+        if "$s" in v:
+            distinct = self.value(v["v"])
+            return [distinct[i] for i in v["$s"]]
         if "$p" in v:
             return self._entry(v["$p"])
         if "$t" in v:
@@ -137,7 +170,7 @@ class Reader:
                     doubles.byteswap()
                 self._decoded[key] = doubles.tolist()
             else:
-                self._decoded[key] = [self.value(x) for x in entry["list"]]
+                self._decoded[key] = _own_rows([self.value(x) for x in entry["list"]])
         return self._decoded[key]
 
 
