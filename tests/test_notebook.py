@@ -147,11 +147,16 @@ def test_a_traceback_names_the_cell_and_its_line() -> None:
             ).encode(),
             "notebook.no_code",
         ),
+        (
+            lambda: as_notebook("x = 1\n" * (notebook.MAX_CELLS + 1), False),
+            "notebook.too_many_cells",
+        ),
+        (lambda: as_notebook("x = '%s'\n" % ("a" * (5 << 20)), False), "notebook.code_too_large"),
     ],
-    ids=["broken", "not_utf8", "list", "deep", "many", "v3", "invalid", "no_code"],
+    ids=["broken", "not_utf8", "list", "deep", "many", "v3", "invalid", "no_code", "cells", "code"],
 )
-def test_a_broken_notebook_gets_a_clear_message(tmp_path: Path, data: bytes, code: str) -> None:
-    path = write(data, tmp_path / "embed.ipynb")
+def test_a_broken_notebook_gets_a_clear_message(tmp_path: Path, data: Any, code: str) -> None:
+    path = write(data() if callable(data) else data, tmp_path / "embed.ipynb")
     with pytest.raises(UsageError) as caught:
         grade(path, seed=1, check_reports=False)
     assert caught.value.code == code

@@ -29,11 +29,13 @@ from typing import Any
 from grader.engine.messages import text
 
 
-def checker(notebook: str = "embed.ipynb", lang: str = "en") -> Callable[..., int]:
-    """The ``check`` of a notebook: ``check(upto)`` grades steps 1..upto (all without)."""
+def checker(notebook: str = "embed.ipynb", lang: str = "en") -> Callable[..., None]:
+    """The ``check`` of a notebook: ``check(upto)`` grades steps 1..upto (all without);
+    more words are more options, ``check(6, "--seed", "2026")``.  It returns nothing, so
+    that the cell shows the report only."""
 
-    def check(upto: int | None = None, *extra: str) -> int:
-        return run(upto, notebook, lang, extra)
+    def check(upto: int | None = None, *extra: str) -> None:
+        run(upto, notebook, lang, extra)
 
     return check
 

@@ -17,6 +17,8 @@ What counts as the module: every code cell, in the notebook's order, except
 * cells that start with a cell magic (``%%time``, ``%%bash``): their text need not be
   Python.
 
+At most ``MAX_CELLS`` cells, and code cells of at most ``MAX_MODULE`` characters in all.
+
 In the cells kept, a line that is an IPython line magic or shell escape (``%pip``,
 ``!ls``, ``files = !ls``) or a help request (``lookup?``) becomes ``pass`` at its
 indentation, so that the line numbers stay those of the cell.  Outputs are never read.
@@ -34,15 +36,19 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from grader.engine import safefs
+from grader.engine.sandbox.limits import MAX_MODULE
 from grader.engine.wire import Raised
 
 SUFFIX = ".ipynb"
 MAX_NOTEBOOK = 16 << 20  # bytes of a notebook, its outputs included
 MAX_CONTAINERS = 1 << 20  # JSON arrays and objects in it
+MAX_CELLS = 5000  # cells of any kind
 KIT_KEY = "embed_grader"  # the cell metadata key that marks the exercise's own cells
 KIT_ROLES = ("setup", "example", "check", "report")
 SKIP_MARK = "# not graded"
 
+_PRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # what a message must not carry as it is
+_SPECIAL = re.compile(r"[#\"'()\[\]{}]")
 _ESCAPE = re.compile(
     r"^(?P<indent>[ \t]*)(?:[%!]|[\w.]+\?{1,2}[ \t]*$|\?+[\w.]|[\w.,\s]+=[ \t]*[%!][\w!])"
 )
@@ -139,6 +145,8 @@ def decode(data: bytes) -> dict[str, Any]:
         ) from None
     if not isinstance(raw, dict) or not isinstance(raw.get("cells"), list):
         raise NotebookError("notebook.not_notebook")
+    if len(raw["cells"]) > MAX_CELLS:
+        raise NotebookError("notebook.too_many_cells", cells=len(raw["cells"]), limit=MAX_CELLS)
     return _validated(raw)
 
 
@@ -155,8 +163,11 @@ def _validated(raw: dict[str, Any]) -> dict[str, Any]:
             warnings.simplefilter("ignore")
             nbformat.validate(node)
     except nbformat.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "the notebook"
-        raise NotebookError("notebook.invalid", where=where, error=exc.message[:200]) from None
+        where = "/" + "/".join(str(p) for p in exc.absolute_path)
+        error = _PRINTABLE.sub("?", exc.message[:200])
+        raise NotebookError(
+            "notebook.invalid", where=_PRINTABLE.sub("?", where[:200]), error=error
+        ) from None
     except RecursionError:
         raise NotebookError("notebook.too_deep") from None
     return raw
@@ -167,6 +178,7 @@ def module(notebook: dict[str, Any]) -> Cells:
     out: list[str] = []
     cells: list[Cell] = []
     code_cells = 0
+    size = 0
     for number, cell in enumerate(notebook["cells"], start=1):
         if cell.get("cell_type") != "code":
             continue
@@ -174,6 +186,9 @@ def module(notebook: dict[str, Any]) -> Cells:
         text = cell.get("source", "")
         if isinstance(text, list):
             text = "".join(text)
+        size += len(text)
+        if size > MAX_MODULE:
+            raise NotebookError("notebook.code_too_large", limit=MAX_MODULE >> 20)
         lines = text.splitlines() or [""]
         first = next((line.strip() for line in lines if line.strip()), "")
         if not counts(cell, first):
@@ -222,31 +237,31 @@ class _Scan:
 
     def feed(self, line: str) -> None:
         i, n = 0, len(line)
-        self.joined = False
         while i < n:
             if self.quote:
-                if line[i] == "\\":
-                    i += 2
+                end = line.find(self.quote, i)
+                if end < 0:
+                    break
+                escapes = end
+                while escapes > i and line[escapes - 1] == "\\":
+                    escapes -= 1
+                if (end - escapes) % 2:  # an escaped quote
+                    i = end + 1
                     continue
-                if line.startswith(self.quote, i):
-                    i += len(self.quote)
-                    self.quote = ""
-                    continue
-                i += 1
+                i = end + len(self.quote)
+                self.quote = ""
                 continue
-            ch = line[i]
-            if ch == "#":
+            found = _SPECIAL.search(line, i)
+            if found is None or found.group() == "#":
                 break
+            ch, i = found.group(), found.end()
             if ch in "\"'":
-                triple = ch * 3
-                self.quote = triple if line.startswith(triple, i) else ch
-                i += len(self.quote)
-                continue
-            if ch in "([{":
+                self.quote = ch * 3 if line.startswith(ch * 3, found.start()) else ch
+                i = found.start() + len(self.quote)
+            elif ch in "([{":
                 self.depth += 1
-            elif ch in ")]}":
+            else:
                 self.depth = max(0, self.depth - 1)
-            i += 1
         if len(self.quote) == 1:
             self.quote = ""  # a one-quote string ends with its line
         self.joined = line.rstrip().endswith("\\") and not self.quote
