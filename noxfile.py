@@ -97,6 +97,7 @@ def lint(session: nox.Session) -> None:
         "vendor.github-workflows",
         "ci-templates/github-actions-grade.yml",
         ".github/workflows/student-edition.yml",
+        "ci-templates/shards/github-actions-matrix.yml",
     )
 
 

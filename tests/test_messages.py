@@ -474,6 +474,7 @@ NOT_FAILURE_PREFIXES = (
     "render.",
     "step.",
     "batch.",
+    "merge.",
     "cli.",
     "submission.",
     "status.",

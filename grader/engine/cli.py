@@ -135,6 +135,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from grader.engine import batch
 
         return batch.main(argv[1:])
+    if argv[:1] == ["merge"]:
+        from grader.engine.batch import merge
+
+        return merge.main(argv[1:])
     if argv[:1] == ["gradescope"]:
         from grader.engine import gradescope
 
@@ -188,7 +192,7 @@ def console() -> None:
     again and again (about a tenth of the grading's own CPU).
     """
     argv = sys.argv[1:]
-    batch = argv[:1] == ["batch"]
+    batch = argv[:1] in (["batch"], ["merge"])
     if not batch:
         gc.disable()
     # A terminal or pipe that cannot encode a character (PYTHONIOENCODING=ascii, a

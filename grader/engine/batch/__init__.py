@@ -10,7 +10,8 @@ The output folder gets ``gradebook.csv`` (and the same grades for Canvas and Moo
 ``gradebook-canvas.csv`` and ``gradebook-moodle.csv``), ``feedback/ID.txt``, ``feedback/ID.json`` and
 ``feedback/ID.html``, ``summary.txt`` and ``summary.json`` (with the similar submissions
 flagged, see ``grader.engine.similar``), ``report.html`` (the class on one page, see
-``grader.engine.classpage``) and ``.cache.json``: a submission whose files,
+``grader.engine.classpage``), ``rows.json`` (what ``embed-grader merge`` reads) and
+``.cache.json``: a submission whose files,
 seed and options are unchanged, graded by the same grader, is not graded again
 (``--force`` regrades everything).
 
@@ -21,9 +22,11 @@ What lives here, each module importing only those above it:
 - ``summary``: the class at a glance (``summary.json`` and ``summary.txt``);
 - ``lms``: the gradebook in the CSV import formats of Canvas and Moodle;
 - ``cache``: ``.cache.json`` and the fingerprint of the grader;
+- ``classout``: what is written about the whole class, ``rows.json`` and the shards;
 - ``job``: grading one submission in a worker;
 - ``run``: the whole batch, in parallel, stopped when grading changes a watched file;
-- ``command``: the command line.
+- ``command``: the command line;
+- ``merge``: ``embed-grader merge``, one class from several batches' outputs (shards).
 
 These modules import the rest of the engine (never ``grader.engine.cli``) and, for
 now, this lab's constants from ``grader.labs.embed.contract``.

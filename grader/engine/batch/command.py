@@ -87,6 +87,12 @@ def parser() -> argparse.ArgumentParser:
         help="run the gradings in worker processes (default) or in threads",
     )
     p.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="grade only share K of N of the submissions (by id: a rerun or a late submission "
+        "lands in the same share); embed-grader merge joins the shards' outputs",
+    )
+    p.add_argument(
         "--sandbox",
         default="auto",
         choices=CHOICES,
@@ -94,6 +100,14 @@ def parser() -> argparse.ArgumentParser:
         "unprivileged user when the grader runs as root, else process), process, user, bwrap",
     )
     return p
+
+
+def _shard(value: str) -> tuple[int, int] | None:
+    """``K/N`` as (K, N), or None when it is not one with 1 <= K <= N."""
+    k, _, n = value.partition("/")
+    if not (k.isdigit() and n.isdigit()) or not 1 <= int(k) <= int(n):
+        return None
+    return int(k), int(n)
 
 
 def _interactive(stream: Any) -> bool:
@@ -108,6 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem = option_problem(args.timeout, args.python, args.sandbox, lang, args.max_seconds)
     if problem:
         return _fail(problem)
+    shard = _shard(args.shard) if args.shard is not None else None
+    if args.shard is not None and shard is None:
+        return _fail(text("batch.shard", lang))
     try:
         lab = find(args.lab)
     except LabError as exc:
@@ -130,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         isolation=args.sandbox,
         max_seconds=args.max_seconds,
         lab=lab.spec,
+        shard=shard,
     )
     err = sys.stderr
     seed_line = text("batch.seed_per_student" if per_student else "batch.seed", lang, seed=seed)

@@ -65,6 +65,7 @@ class BatchOptions:
     isolation: str = "auto"
     max_seconds: float | None = None  # each submission's time cap (None: 10 time limits)
     lab: str = DEFAULT_LAB  # the lab graded against: a name under grader/labs, or a folder
+    shard: tuple[int, int] | None = None  # (K, N): grade share K of N only (classout.in_shard)
 
     def workers(self) -> int:
         # One more than the cores: while a child waits out a time limit, the others

@@ -4,7 +4,6 @@ every output (see the package's docstring)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import multiprocessing
 import os
 import re
@@ -24,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from grader.engine import integrity, safefs
-from grader.engine.batch import lms
 from grader.engine.batch.cache import CACHE_FILE, Cache, cache_key, grader_fingerprint
+from grader.engine.batch.classout import in_shard, write_class, write_record
 from grader.engine.batch.job import Graded, Job, grade_one, problem_feedback, shown_module
 from grader.engine.batch.rows import (
     GRADER_ERROR,
@@ -34,7 +33,6 @@ from grader.engine.batch.rows import (
     Row,
     empty_row,
     write_atomic,
-    write_gradebook,
 )
 from grader.engine.batch.submissions import (
     UNREADABLE,
@@ -45,15 +43,11 @@ from grader.engine.batch.submissions import (
     student_seed,
     watched_files,
 )
-from grader.engine.batch.summary import summarize, summary_text
 from grader.engine.grading import UsageError
 from grader.engine.lab import find
 from grader.engine.messages import text
 from grader.engine.sandbox import strongest, weaker_note
-from grader.engine.similar import class_similarity
 from grader.engine.stopping import raise_on_term
-
-SIMILAR_CACHE = ".similar-cache.json"
 
 
 class Tampered(Exception):
@@ -107,6 +101,9 @@ def run_batch(
         on_note(text("batch.weak", opts.lang, why=why))
     lab = find(opts.lab)
     subs = discover(root, skip=[out], lang=opts.lang, lab=lab)
+    positions = {s.id: i for i, s in enumerate(subs)}
+    if opts.shard is not None:
+        subs = [s for s in subs if in_shard(s.id, opts.shard)]
     feedback = out / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)
     cache = Cache(out / CACHE_FILE)
@@ -225,22 +222,9 @@ def run_batch(
     ordered = [rows[s.id] for s in subs if s.id in rows]
     _remove_stale(feedback, {s.id for s in subs})
     seconds = time.perf_counter() - start
-    summary = summarize(ordered, opts, seconds)
-    summary["sandbox"] = isolation
-    # Advisory: flags of alike submissions never change a row.
-    summary["similar"] = class_similarity(
-        ((s.id, s.module) for s in subs if s.module is not None),
-        cache=out / SIMILAR_CACHE,
-        lab=lab.spec,
-    )
-    write_gradebook(out / "gradebook.csv", ordered, lab)
-    write_atomic(out / lms.CANVAS_FILE, lms.canvas_csv(ordered, lab.module_file, lab.max_score))
-    write_atomic(out / lms.MOODLE_FILE, lms.moodle_csv(ordered, lab.module_file))
-    write_atomic(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    write_atomic(out / "summary.txt", summary_text(summary, opts.lang))
-    from grader.engine.classpage import write_pages  # Jinja2 and pygal: not in the workers
-
-    write_pages(out, ordered, summary, opts.lang, write_atomic)
+    modules = {s.id: s.module for s in subs if s.module is not None}
+    write_record(out, ordered, positions, modules, opts, seconds, isolation)
+    summary = write_class(out, ordered, list(modules.items()), opts, seconds, isolation)
     return BatchResult(out, opts.seed, ordered, len(jobs), cached, seconds, summary, isolation)
 
 
