@@ -1,11 +1,13 @@
 """Benchmark of the hostile corpus: ``python tests/bench_hostile.py [--timeout S] [--only NAME]``.
 
 Grades every module of tests/hostile/ (appended to the reference embed.py, as
-tests/test_hostile.py does) in each sandbox mode that runs here, each grading in a
-fresh interpreter, and prints its wall time and the grader's peak memory (the
-parent's ``ru_maxrss``; the child is not counted), then the worst of each mode.  The
-whole corpus is also graded as one class by ``batch`` (threads, two at once).
-Prints figures; asserts nothing.
+tests/test_hostile.py does) in each sandbox mode that runs here (``auto`` too), each
+grading in a fresh interpreter, and prints its wall time and the grader's peak
+memory (the parent's ``ru_maxrss``; the child is not counted), then the worst of
+each mode.  The attacks on the report files (``report_*``) are graded with step 8,
+their files handed in as their writer writes them; the others without.  The whole
+corpus is also graded as one class by ``batch`` (threads, two at once).  Prints
+figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ ONE = (
     "import json, resource, sys, time\n"
     "from grader import grade\n"
     "start = time.monotonic()\n"
-    "r = grade(sys.argv[1], seed=11, check_reports=False, timeout=float(sys.argv[3]),\n"
-    "          isolation=sys.argv[2])\n"
+    "r = grade(sys.argv[1], seed=11, timeout=float(sys.argv[3]), isolation=sys.argv[2],\n"
+    "          check_reports='/report_' in sys.argv[1])\n"
     "print(json.dumps({'seconds': time.monotonic() - start, 'error': r.grader_error,\n"
     "    'peak': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))\n"
 )
@@ -63,7 +65,7 @@ def main() -> None:
     p.add_argument("--timeout", type=float, default=1.0, help="per-call limit (default 1 s)")
     p.add_argument("--only", action="append", default=[], help="grade only this module")
     args = p.parse_args()
-    modes = ["process"] + ([] if sandbox.bwrap_problem() else ["bwrap"])
+    modes = ["process"] + ([] if sandbox.bwrap_problem() else ["bwrap"]) + ["auto"]
     names = sorted(x.stem for x in HOSTILE.glob("*.py") if not args.only or x.stem in args.only)
     reference = (ROOT / "embed.py").read_text(encoding="utf-8")
     worst: dict[str, tuple[float, str, int, str]] = {}
@@ -74,6 +76,11 @@ def main() -> None:
             folder.mkdir(parents=True)
             attack = (HOSTILE / (name + ".py")).read_text(encoding="utf-8")
             (folder / "embed.py").write_text(reference + "\n\n" + attack, encoding="utf-8")
+            if name.startswith("report_"):
+                hand_in = (
+                    "import sys; sys.path.insert(0, '.'); import embed; embed.write_report('.')"
+                )
+                subprocess.run([sys.executable, "-I", "-c", hand_in], cwd=folder, check=True)
         print("%-20s %-8s %8s %9s  %s" % ("module", "mode", "seconds", "peak MB", "note"))
         for mode in modes:
             for name in names:

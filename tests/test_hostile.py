@@ -25,7 +25,8 @@ from grader.engine import procfs, safefs, sandbox
 from grader.engine.outputs import render
 from grader.engine.results import Report, Status
 from grader.engine.sandbox import processes
-from grader.labs.embed.contract import NAMES
+from grader.labs.embed.contract import NAMES, REPORT_FIELDS
+from grader.labs.embed.reports.findings import CONSISTENCY
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -84,12 +85,27 @@ ATTACKS: dict[str, tuple[set[str], set[str]]] = {
     "spot_the_probe": ({"lookup_via_one_hot"}, set()),
 }
 FUNCTIONS = {n.name for n in NAMES if not n.is_constant}
+JSON_FINDINGS = {
+    "report.json.file",
+    "report.json.schema",
+    *("report.json.values." + key for key, _ in REPORT_FIELDS),
+    *("report.json.consistency." + key for key in CONSISTENCY),
+}
+# Attacks on the parent's reading of the report files (tests/hostile/report_*.py): the
+# findings of step 8 that must fail; every other check passes, and the files handed
+# in are the ones the module writes.
+REPORT_ATTACKS: dict[str, set[str]] = {
+    "report_figures": JSON_FINDINGS | {"report.md.figures"},
+    "report_deep": JSON_FINDINGS,
+    "report_brackets": {"report.md.file", "report.md.headings", "report.md.figures"}
+    | {"report.md.prose.%d" % i for i in range(1, 6)},
+}
 TOKEN = "tok-4f1e9b0c7d"  # in the grader's environment: must never reach any output
 
 
 def test_every_attack_has_an_expectation() -> None:
     names = {p.stem for p in HOSTILE.glob("*.py")}
-    assert names == set(ATTACKS) | {"kill_parent"}
+    assert names == set(ATTACKS) | set(REPORT_ATTACKS) | {"kill_parent"}
 
 
 def _marks() -> tuple[str, ...]:
@@ -353,6 +369,59 @@ def attack_in_bwrap(
         assert not outside.exists()  # /tmp of the child is its own
     if name == "swap_own_file":
         check_no_secret(report)
+
+
+def hand_in_reports(module: Path) -> None:
+    """Write the module's report files beside it, as ``python embed.py`` would."""
+    code = "import sys; sys.path.insert(0, '.'); import embed; embed.write_report('.')"
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code], cwd=module.parent, capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def report_failures(report: Report) -> set[str]:
+    return {c.id for c in report.checks if not c.ok and c.status is not Status.SKIP}
+
+
+@pytest.mark.parametrize("mode", ["process", "bwrap", "auto"])
+@pytest.mark.parametrize("name", sorted(REPORT_ATTACKS))
+def test_report_attack(
+    name: str, mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Report files a parser cannot read are the submission's fault, never a grader
+    error, and cost the grader little time."""
+    if mode == "bwrap" and sandbox.bwrap_problem():
+        pytest.skip("bubblewrap cannot run here")
+    private = tmp_path / "tmp"
+    private.mkdir()
+    path = hostile_module(name, tmp_path)
+    hand_in_reports(path)
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    start = time.monotonic()
+    report = grade(path, seed=11, timeout=1.0, isolation=mode)
+    elapsed = time.monotonic() - start
+    assert not report.grader_error, report.grader_error
+    assert report_failures(report) == REPORT_ATTACKS[name], json.dumps(failing(report), indent=1)
+    assert report.max_score == 100
+    assert elapsed < 20, elapsed
+    assert list(private.iterdir()) == []
+
+
+def test_report_attacks_in_a_batch(tmp_path: Path) -> None:
+    """In a batch, each row is graded out of every step's points, step 8 included."""
+    from grader.engine.batch import BatchOptions, run_batch
+
+    for name in REPORT_ATTACKS:
+        folder = tmp_path / "class" / name
+        folder.mkdir(parents=True)
+        hand_in_reports(hostile_module(name, folder))
+    opts = BatchOptions(seed=11, jobs=2, timeout=1.0, pool="thread", force=True)
+    rows = run_batch(tmp_path / "class", tmp_path / "out", opts).rows
+    assert {r.id: (r.status, r.max) for r in rows} == {
+        name: ("graded", 100.0) for name in REPORT_ATTACKS
+    }
+    assert all(r.steps[8] < 15 for r in rows)
 
 
 # A Python every user can run: the children of --sandbox user run as nobody in particular.

@@ -241,7 +241,10 @@ def _same_finding(
             continue
         own = mine[name].text
         assert own is not None
-        differs = _json_differs(handed, own) if name == REPORT_JSON else _md_differs(handed, own)
+        if name == REPORT_JSON:
+            differs = _json_differs(handed, own, lang)
+        else:
+            differs = _md_differs(handed, own)
         if differs is not None:
             problems.append(text(differs[0], lang, file=name, **differs[1]))
     if missing:
@@ -277,7 +280,8 @@ def _handed_in(path: Path) -> tuple[str | None, str]:
 
 
 def _same_value(a: Any, b: Any) -> bool:
-    """Equal parsed JSON values, of the same types (1, 1.0 and true differ)."""
+    """Equal parsed JSON values, of the same types (1, 1.0 and true differ); values
+    from ``reports.load_json``, so that the recursion is bounded."""
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
@@ -289,13 +293,21 @@ def _same_value(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _json_differs(handed: str, own: str) -> tuple[str, dict[str, Any]] | None:
+def _json_differs(handed: str, own: str, lang: str) -> tuple[str, dict[str, Any]] | None:
+    from grader.labs.embed.reports import Refused, load_json
+
+    if handed == own:
+        return None
     try:
-        theirs = json.loads(own)
+        theirs = load_json(own)
     except (ValueError, RecursionError):
         theirs = None
     try:
-        mine = json.loads(handed)
+        mine = load_json(handed)
+    except Refused as exc:
+        return "report.same.json_unread", {
+            "why": text(exc.code, lang, file=REPORT_JSON, **exc.params)
+        }
     except (ValueError, RecursionError):
         return "report.same.json_invalid", {}
     if _same_value(mine, theirs):

@@ -19,13 +19,14 @@ from grader.labs.embed.reports.findings import (
     Finding,
 )
 from grader.labs.embed.reports.json_schema import schema
-from grader.labs.embed.reports.reading import _Read, written
+from grader.labs.embed.reports.reading import Refused, _Read, load_json, written
 from grader.labs.embed.reports.sections import prose_letters
 
 __all__ = [
     "MAX_BYTES",
     "PROSE_MIN_LETTERS",
     "WEIGHTS",
+    "Refused",
     "Figure",
     "Finding",
     "_Read",
@@ -34,6 +35,7 @@ __all__ = [
     "check_written",
     "expected_fields",
     "figures_in",
+    "load_json",
     "prose_letters",
     "schema",
     "significant_digits",

@@ -19,8 +19,15 @@ from grader.labs.embed.contract import REPORT_HEADINGS, REPORT_JSON, REPORT_MD
 from grader.labs.embed.reports.figures import _figures_finding
 from grader.labs.embed.reports.findings import WEIGHTS, Finding, _not_checked
 from grader.labs.embed.reports.json_values import _check_json, _json_ids
-from grader.labs.embed.reports.markdown import parse
-from grader.labs.embed.reports.reading import _file_finding, _Object, _Read, _read, written
+from grader.labs.embed.reports.markdown import MAX_WORK, TooComplex, parse
+from grader.labs.embed.reports.reading import (
+    _file_finding,
+    _Object,
+    _Read,
+    _read,
+    bounded_markdown,
+    written,
+)
 from grader.labs.embed.reports.sections import _heading_finding, _prose_findings, find_headings
 
 if TYPE_CHECKING:
@@ -38,10 +45,16 @@ def _md_ids() -> list[str]:
 def _check_md(
     read: _Read, json_data: _Object | None, lang: str, measured: Mapping[str, Measured] | None
 ) -> list[Finding]:
+    read = bounded_markdown(REPORT_MD, read)
+    doc = None
+    if read.text is not None:
+        try:
+            doc = parse(read.text)
+        except TooComplex:
+            read = _Read(None, "report.md.too_complex", {"file": REPORT_MD, "limit": MAX_WORK})
     findings = [_file_finding("report.md.file", read, lang, REPORT_MD)]
-    if read.text is None:
+    if doc is None:
         return findings + _not_checked(_md_ids(), "report.md.not_read", lang)
-    doc = parse(read.text)
     found = find_headings(doc)
     findings.append(_heading_finding(doc, found, lang))
     findings += _prose_findings(doc, found, lang)

@@ -8,6 +8,11 @@ or backtick, then the value: a number (``-``, ``−``, grouping ``,``/``_`` and 
 allowed), a list ``[...]`` or tuple ``(..., ...)`` of integers, ``512 x 64`` for
 ``table_shape``, or true/false/True/False.
 
+A number of more than :data:`MAX_NUMBER` characters is not read: it fails with a
+message that says so (``report.md.figure_long``).  A list or tuple is looked for
+within :data:`MAX_LIST` characters of its opening bracket.  Only the first
+:data:`SHOWN` problems are listed.
+
 Not judged: keys inside code blocks or HTML comments, a key directly followed by
 ``[``, ``(`` or ``.`` (a subscript or call), a key next to an arithmetic operator (a
 formula such as ``rms_scaled / rms_plain = 8.0``), a value of the wrong kind for the
@@ -26,6 +31,7 @@ writer, a figure must also agree with what the module's functions give
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,7 +44,9 @@ from grader.labs.embed.reports.findings import (
     _KEY,
     KINDS,
     MAX_ABS_DIFF_LIMIT,
+    MAX_NUMBER,
     MIN_SIGNIFICANT,
+    SHOWN,
     WEIGHTS,
     Finding,
     _close,
@@ -62,6 +70,8 @@ _NUMBER = re.compile(
 _BOOL = re.compile(r"(true|false|True|False)(?![A-Za-z0-9_])")
 _BY = re.compile(r"(\d+)[ \t]*[x×X][ \t]*(\d+)(?![\d.])")
 _OPERATORS = "×*/÷·+−-^"
+_BLANKS = re.compile(r"[ \t]*")
+MAX_LIST = 1_000  # characters between a list's brackets (the longest figure needs 30)
 
 
 @dataclass(frozen=True)
@@ -71,9 +81,22 @@ class Figure:
     line: int
     key: str
     written: str
-    value: Any  # int | float | bool | list[int]
+    value: Any  # int | float | bool | list[int]; None when too long to read
     start: int
     end: int
+    length: int = 0  # characters of a number too long to read
+
+
+def _cut(written: str) -> str:
+    return written if len(written) <= 40 else written[:39] + "…"
+
+
+def _as_float(value: Any) -> float:
+    """A number as a float; an int too large for one is an infinity of its sign."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.copysign(math.inf, value)
 
 
 def _number(written: str) -> int | float | None:
@@ -93,24 +116,29 @@ def _int_items(inner: str) -> list[int] | None:
     return [int(item.replace("−", "-")) for item in items]
 
 
-def _formula_before(line: str, start: int) -> bool:
+def _formula_before(line: str, start: int, lead: int) -> bool:
+    """Is the key at start the right side of an operator?  ``lead`` is the index of
+    the line's first character that is not a space."""
     j = start - 1
     while j >= 0 and line[j] in " \t`\"'":
         j -= 1
     if j < 0 or line[j] not in _OPERATORS:
         return False
-    return bool(line[:j].strip())  # a "-" or "*" that opens the line is a list bullet
+    return lead < j  # a "-" or "*" that opens the line is a list bullet
 
 
 def _value_at(line: str, pos: int) -> tuple[str, Any, str, int] | None:
-    """(written, value, kind, end) of the value starting at pos, if there is one."""
+    """(written, value, kind, end) of the value starting at pos, if there is one; for
+    a number too long to read, kind "long number" or "long list" and its length."""
     if line[pos : pos + 1] in ("[", "("):
         close = "]" if line[pos] == "[" else ")"
-        end = line.find(close, pos + 1)
+        end = line.find(close, pos + 1, pos + 2 + MAX_LIST)
         if end > pos:
             inner = line[pos + 1 : end]
             items = _int_items(inner) if "," in inner or close == "]" else None
             if items is not None:
+                if max(map(len, inner.split(","))) > MAX_NUMBER:
+                    return _cut(line[pos : end + 1]), end + 1 - pos, "long list", end + 1
                 return line[pos : end + 1], items, "list", end + 1
             if close == "]":
                 return None
@@ -119,12 +147,14 @@ def _value_at(line: str, pos: int) -> tuple[str, Any, str, int] | None:
         while line[pos : pos + 1] in (" ", "\t"):
             pos += 1
     by = _BY.match(line, pos)
-    if by:
+    if by and len(by.group(0)) <= MAX_NUMBER:
         return by.group(0), [int(by.group(1)), int(by.group(2))], "by", by.end()
     flag = _BOOL.match(line, pos)
     if flag:
         return flag.group(1), flag.group(1).lower() == "true", "bool", flag.end()
     num = _NUMBER.match(line, pos)
+    if num and len(num.group(0)) > MAX_NUMBER:
+        return _cut(num.group(0)), len(num.group(0)), "long number", num.end()
     if num:
         value = _number(num.group(0))
         if value is not None:
@@ -135,6 +165,7 @@ def _value_at(line: str, pos: int) -> tuple[str, Any, str, int] | None:
 def figures_in(line: str, number: int = 0) -> list[Figure]:
     """The figures stated on one line of markdown (see the module docstring)."""
     found = []
+    lead = len(line) - len(line.lstrip())
     for match in _KEY.finditer(line):
         key, start, end = match.group(1), match.start(), match.end()
         if line[end : end + 1] in ("[", "(", "."):
@@ -144,10 +175,11 @@ def figures_in(line: str, number: int = 0) -> list[Figure]:
             j += 1
             if line[j : j + 1] == "[":
                 continue
-        if _formula_before(line, start):
+        if _formula_before(line, start, lead):
             continue
-        rest = line[j:].lstrip(" \t")
-        if rest[:1] and rest[0] in _OPERATORS and not rest.startswith("->"):
+        blank = _BLANKS.match(line, j)
+        after = blank.end() if blank else j
+        if line[after : after + 1] in _OPERATORS and line[after : after + 2] != "->":
             continue
         sep = _SEPARATOR.match(line, j)
         pos = sep.end() if sep else j
@@ -156,6 +188,10 @@ def figures_in(line: str, number: int = 0) -> list[Figure]:
             continue
         written, parsed, kind, stop = value
         wanted = KINDS[key]
+        if kind.startswith("long"):
+            if (kind == "long number") == (wanted in ("integer", "number")):
+                found.append(Figure(number, key, written, None, start, stop, parsed))
+            continue
         if wanted in ("integer", "number") and kind != "number":
             continue
         if wanted == "boolean" and kind != "bool":
@@ -177,6 +213,8 @@ def significant_digits(written: str) -> int:
 def _figure_problem(fig: Figure, expected: Any) -> tuple[str, dict[str, Any]] | None:
     """None when the figure agrees with the expected value, else (code, params)."""
     kind = KINDS[fig.key]
+    if fig.length:
+        return "report.md.figure_long", {"length": fig.length, "limit": MAX_NUMBER}
     if kind == "integer":
         ok = fig.value == expected
     elif kind == "boolean":
@@ -185,20 +223,20 @@ def _figure_problem(fig: Figure, expected: Any) -> tuple[str, dict[str, Any]] | 
         ok = fig.value == expected
     elif fig.key == "max_abs_diff":
         ok = 0 <= fig.value <= MAX_ABS_DIFF_LIMIT
-    elif _close(float(fig.value), expected):
+    elif _close(_as_float(fig.value), _as_float(expected)):
         ok = True
     else:
         digits = significant_digits(fig.written)
         if digits < MIN_SIGNIFICANT:
             return "report.md.figure_digits", {"digits": digits, "minimum": MIN_SIGNIFICANT}
-        rounded = float("%.*e" % (digits - 1, expected))
-        ok = rounded == float(fig.value)
+        rounded = float("%.*e" % (digits - 1, _as_float(expected)))
+        ok = rounded == _as_float(fig.value)
     return None if ok else ("report.md.figure_wrong", {})
 
 
 def _quote(line: str, fig: Figure, room: int = 40) -> str:
     left = max(0, fig.start - room)
-    right = min(len(line), fig.end + room)
+    right = min(len(line), fig.end + room, fig.start + 3 * room)
     quoted = line[left:right].strip()
     return ("…" if left > 0 else "") + quoted + ("…" if right < len(line) else "")
 
@@ -208,7 +246,7 @@ def _figures_finding(
 ) -> Finding:
     fid = "report.md.figures"
     expected = dict(_expected())
-    count = 0
+    count = failed = 0
     problems: list[str] = []
     listed: list[dict[str, Any]] = []
     called: dict[str, None] = {}
@@ -234,6 +272,9 @@ def _figures_finding(
                 if problem is not None:
                     called.update(dict.fromkeys(from_code.functions))
             if problem is None:
+                continue
+            failed += 1
+            if failed > SHOWN:
                 continue
             code, params = problem
             params.update(
@@ -261,7 +302,7 @@ def _figures_finding(
                     "code": code,
                 }
             )
-    details: dict[str, Any] = {"figures": count, "problems": listed}
+    details: dict[str, Any] = {"figures": count, "failed": failed, "problems": listed}
     blame = tuple(called)
     if count == 0:
         code = "report.md.figures_none"
@@ -273,9 +314,9 @@ def _figures_finding(
     message = text(
         code,
         lang,
-        n=len(problems),
+        n=failed,
         total=count,
-        problems="; ".join(problems),
+        problems="; ".join(problems) + ("; …" if failed > SHOWN else ""),
         minimum=MIN_SIGNIFICANT,
     )
     return Finding(fid, Status.FAIL, message, WEIGHTS[fid], code, details, blame)

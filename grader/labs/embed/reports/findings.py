@@ -41,6 +41,14 @@ from grader.engine.results import Status
 from grader.labs.embed.contract import ATOL, REPORT_FIELDS, REPORT_HEADINGS, RTOL
 
 MAX_BYTES = 1 << 20  # a report file is never read past 1 MiB
+# Bounds that keep reading a report linear in its size (any more is the report's fault):
+MAX_NUMBER = 300  # characters of one number, in either file (10**300 is still a float)
+MAX_NESTING = 32  # arrays and objects within each other in the JSON (the report needs 2)
+MAX_MD_LINES = 4_000  # lines of the markdown (the reference writes about 40)
+MAX_MARKUP = 5_000  # markup characters of the markdown (the reference's: about 200)
+MAX_KEY_NAMES = 2_000  # report keys named in the markdown (the reference names 30)
+MAX_ITEMS = 64  # items of a JSON list that are checked one by one (a report list has 5)
+SHOWN = 20  # problems listed in a message (all are counted)
 PROSE_MIN_LETTERS = 60
 # The letters a Hangul syllable and a Chinese character count as in the prose: the same
 # sentences hold about that many times fewer of them than of Latin letters.
@@ -122,7 +130,7 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return (type(value) is int or type(value) is float) and math.isfinite(value)
+    return type(value) is int or (type(value) is float and math.isfinite(value))
 
 
 def _is_int_list(value: Any) -> bool:

@@ -8,19 +8,32 @@ comments are blanked out, emphasis and links keep their marks.  ``prose`` holds 
 the words a reader sees: no code spans, HTML, link targets or autolinks.  Fenced and
 indented code blocks and HTML comments yield no line, so nothing inside them counts.
 markdown-it is imported on the first parse only.
+
+markdown-it-py does work beyond the text's length on some inputs (a link
+destination or title is looked for up to the end of its paragraph, once for each
+``[a](``), so :func:`parse` gives it a budget counted in steps, not in seconds:
+every position its inline parser tries costs one (some 15 microseconds at worst),
+and every call of a link helper one per :data:`SCAN` characters it may scan.  Past
+:data:`MAX_WORK`, ``TooComplex``.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
     from markdown_it.token import Token
+
+MAX_WORK = 10_000  # steps of markdown-it-py on one file (the reference takes some 200)
+SCAN = 256  # characters a link helper may scan for one step
 
 _HASHES = re.compile(r"^\s{0,3}#{1,6}\S")  # a line that looks like a heading
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)  # within an HTML block
@@ -56,20 +69,53 @@ class Document:
 
 def prepare() -> None:
     """Load markdown-it-py and build the parser ahead (while the child runs, say)."""
-    _parser().parse("# a\n\nb `c`\n")  # what its first parse sets up, set up now
+    parse("# a\n\nb `c`\n")  # what its first parse sets up, set up now
+
+
+class TooComplex(Exception):
+    """markdown-it-py would need more than MAX_WORK steps for this text."""
+
+
+_work = threading.local()  # .left: steps left to the parse running in this thread
+
+
+def _spend(steps: int) -> None:
+    _work.left -= steps
+    if _work.left < 0:
+        raise TooComplex()
+
+
+def _step(state: StateInline, silent: bool) -> bool:
+    """An inline rule that matches nothing: it runs at every position tried."""
+    _spend(1)
+    return False
+
+
+def _charged(helper: Any) -> Any:
+    def scan(src: Any, pos: int, maximum: int, *rest: Any) -> Any:
+        _spend(1 + (maximum - pos) // SCAN)  # it may scan up to the end of the paragraph
+        return helper(src, pos, maximum, *rest)
+
+    return scan
 
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    from markdown_it import MarkdownIt
+    from markdown_it import MarkdownIt, helpers
 
     parser = MarkdownIt("commonmark")
     parser.disable("text_join")  # escapes and entities stay apart, as written
+    parser.inline.ruler.before("text", "embed_grader_step", _step)
+    parser.helpers = SimpleNamespace(  # type: ignore[assignment]
+        parseLinkLabel=helpers.parseLinkLabel,  # each of its steps is a position tried
+        parseLinkDestination=_charged(helpers.parseLinkDestination),
+        parseLinkTitle=_charged(helpers.parseLinkTitle),
+    )
     return parser
 
 
 def _blank(match: re.Match[str]) -> str:
-    return re.sub(r"[^\n]", " ", match.group())
+    return "\n".join(" " * len(part) for part in match.group().split("\n"))
 
 
 def _newlines_in_code(token: Token) -> list[int]:
@@ -84,6 +130,7 @@ def _newlines_in_code(token: Token) -> list[int]:
         closing = fence.search(source, opening.end()) if opening else None
         if opening is None or closing is None:
             out.append(0)
+            pos = len(source)  # the later spans are not looked for again
             continue
         out.append(source.count("\n", opening.end(), closing.start()))
         pos = closing.end()
@@ -154,9 +201,11 @@ def _inline_lines(token: Token) -> list[tuple[int, str, str]]:
 
 
 def parse(source: str) -> Document:
-    """The headings and the lines outside code of a markdown text."""
+    """The headings and the lines outside code of a markdown text; ``TooComplex``
+    when markdown-it-py would need more than MAX_WORK steps for it."""
     source = source.replace("\r\n", "\n").replace("\r", "\n")
     raw = source.split("\n")
+    _work.left = MAX_WORK
     tokens = _parser().parse(source)
     lines: dict[int, Line] = {}
     headings: list[Heading] = []

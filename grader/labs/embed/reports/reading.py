@@ -5,11 +5,21 @@ named pipe or a device) of at most :data:`MAX_BYTES`, and is UTF-8 (a BOM is all
 What cannot be read is described by a message code and its parameters: missing, a
 directory, not a regular file, unreadable, too large, not UTF-8, invalid JSON with line
 and column, a top level that is not an object.
+
+Reading costs time linear in the file's size, whatever it holds: a JSON number of
+more than :data:`MAX_NUMBER` characters is refused before it is converted (long digit
+strings convert in quadratic time, and Python 3.11 refuses more than 4,300 digits),
+JSON nested deeper than :data:`MAX_NESTING` is refused before anything walks it, and
+a markdown file of more than :data:`MAX_MD_LINES` lines, :data:`MAX_MARKUP` markup
+characters (markdown-it-py spends some 20 microseconds on each) or
+:data:`MAX_KEY_NAMES` report key names (each a figure to read) is not parsed.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +29,23 @@ from grader.engine.messages import text
 from grader.engine.results import Status
 from grader.engine.sandbox import WrittenFile
 from grader.labs.embed.contract import REPORT_JSON
-from grader.labs.embed.reports.findings import MAX_BYTES, WEIGHTS, Finding, _type_name
+from grader.labs.embed.reports.findings import (
+    _KEY,
+    MAX_BYTES,
+    MAX_KEY_NAMES,
+    MAX_MARKUP,
+    MAX_MD_LINES,
+    MAX_NESTING,
+    MAX_NUMBER,
+    WEIGHTS,
+    Finding,
+    _type_name,
+)
+
+MARKUP = "\n!#$%&*+-:<=>@[\\]^_`{}~"  # where markdown-it-py's inline rules stop to look
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 @dataclass(frozen=True)
@@ -117,10 +143,50 @@ def _object(pairs: list[tuple[str, Any]]) -> _Object:
     return obj
 
 
+class Refused(ValueError):
+    """A report the grader does not read: its message code and parameters."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+def _number(text: str) -> str:
+    if len(text) > MAX_NUMBER:
+        raise Refused("report.json.number_long", length=len(text), limit=MAX_NUMBER)
+    return text
+
+
+def nesting(source: str) -> int:
+    """How deep arrays and objects are within each other in a valid JSON text."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", source))
+    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def load_json(source: str, pairs: Any = None) -> Any:
+    """``json.loads`` in linear time: ``Refused`` for a number of more than MAX_NUMBER
+    characters (before it is converted) and for nesting deeper than MAX_NESTING
+    (before anything walks it); ValueError or RecursionError when it is no JSON."""
+    data = json.loads(
+        source,
+        object_pairs_hook=pairs,
+        parse_int=lambda s: int(_number(s)),
+        parse_float=lambda s: float(_number(s)),
+    )
+    depth = nesting(source)
+    if depth > MAX_NESTING:
+        raise Refused("report.json.too_deep", depth=depth, limit=MAX_NESTING)
+    return data
+
+
 def _parse_json(source: str) -> tuple[_Object | None, str, dict[str, Any]]:
     params: dict[str, Any] = {"file": REPORT_JSON}
     try:
-        data = json.loads(source, object_pairs_hook=_object)
+        data = load_json(source, _object)
+    except Refused as exc:
+        params.update(exc.params)
+        return None, exc.code, params
     except json.JSONDecodeError as exc:
         params.update(line=exc.lineno, column=exc.colno, error=exc.msg)
         return None, "report.json.invalid", params
@@ -131,6 +197,26 @@ def _parse_json(source: str) -> tuple[_Object | None, str, dict[str, Any]]:
         params.update(found=_type_name(data))
         return None, "report.json.not_object", params
     return data, "", params
+
+
+def bounded_markdown(name: str, read: _Read) -> _Read:
+    """The markdown file as read, unless it has more lines or markup than is read."""
+    if read.text is None:
+        return read
+    text = read.text
+    lines = text.count("\n") + text.count("\r") - text.count("\r\n") + 1
+    if lines > MAX_MD_LINES:
+        return _Read(
+            None, "report.md.too_many_lines", {"file": name, "lines": lines, "limit": MAX_MD_LINES}
+        )
+    markup = sum(map(text.count, MARKUP))
+    if markup > MAX_MARKUP:
+        return _Read(
+            None, "report.md.too_much_markup", {"file": name, "count": markup, "limit": MAX_MARKUP}
+        )
+    if next(itertools.islice(_KEY.finditer(text), MAX_KEY_NAMES, None), None) is not None:
+        return _Read(None, "report.md.too_many_keys", {"file": name, "limit": MAX_KEY_NAMES})
+    return read
 
 
 def _file_finding(fid: str, read: _Read, lang: str, name: str) -> Finding:

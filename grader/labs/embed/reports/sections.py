@@ -2,7 +2,8 @@
 
 A required heading matches when its level is 2 and its text equals the contract's
 heading exactly (after NFC).  Other headings may come before, between and after them.
-A missing heading is reported with the closest heading-like line found.  A section
+A missing heading is reported with the closest heading-like line found (among the
+first :data:`MAX_LOOKALIKES` lines that start with ``#``).  A section
 runs from its heading to the next heading of level 1 or 2, and needs at least
 :data:`PROSE_MIN_LETTERS` (60) letters of prose: alphabetic characters in its body,
 not counting headings, code, HTML comments, link targets and report key names.
@@ -32,16 +33,21 @@ from grader.labs.embed.reports.findings import (
 from grader.labs.embed.reports.markdown import Document, Heading
 
 _URL = re.compile(r"https?://\S+")  # a bare address is no prose
+MAX_LOOKALIKES = 200  # heading-like lines compared with a missing heading (a report has ~10)
 
 
 def _closest(wanted: str, doc: Document, taken: set[int]) -> tuple[str, int] | None:
     """The heading-like line most similar to ``## wanted`` (not one matched already)."""
     target = "## " + wanted
     best: tuple[float, str, int] | None = None
-    for number, line in doc.lookalikes:
-        if number in taken:
+    for number, line in doc.lookalikes[:MAX_LOOKALIKES]:
+        # A line over three times as long cannot be half alike: never compared.
+        if number in taken or len(line) > 3 * len(target):
             continue
-        ratio = difflib.SequenceMatcher(None, target, unicodedata.normalize("NFC", line)).ratio()
+        same = difflib.SequenceMatcher(None, target, unicodedata.normalize("NFC", line))
+        if same.quick_ratio() < 0.5:
+            continue
+        ratio = same.ratio()
         if ratio >= 0.5 and (best is None or ratio > best[0]):
             best = (ratio, line, number)
     return (best[1], best[2]) if best else None
