@@ -315,7 +315,8 @@ def test_browser_table_sorts_and_searches(browser: Any, graded: tuple[Path, Batc
     score.click()
     totals = browser.execute_script(rows + ".map(r => parseFloat(r.cells[1].dataset.value))")
     assert totals == sorted(totals, reverse=True)
-    browser.find_element("css selector", "#search").send_keys("timeout")
+    # Statuses are shown in words: "timed out", not the gradebook's "timeout".
+    browser.find_element("css selector", "#search").send_keys("timed out")
     shown = browser.execute_script(
         rows + ".filter(r => !r.hidden).map(r => r.cells[0].textContent)"
     )
@@ -432,3 +433,36 @@ def test_browser_histogram_labels_stand_apart(
             assert left - right >= 4, boxes
     finally:
         browser.set_window_size(1200, 1600)
+
+
+def test_the_page_in_korean_says_statuses_and_kinds_in_korean(
+    graded: tuple[Path, BatchResult], tmp_path: Path
+) -> None:
+    """The same class, its page written in Korean: no status or kind is left in English."""
+    from collections import Counter
+
+    from grader.engine.batch.summary import _in_words
+    from grader.engine.classpage import write_pages
+    from grader.engine.messages import kind, text
+
+    out, result = graded
+    shutil.copytree(out / "feedback", tmp_path / "feedback")
+    summary = json.loads(json.dumps(result.summary))
+    for f in summary["failing_checks"]:
+        f["mistakes"] = _in_words(Counter(f["codes"]), "ko")
+
+    def write(path: Path, data: str) -> None:
+        path.write_text(data, encoding="utf-8")
+
+    page = write_pages(tmp_path, result.rows, summary, "ko", write).read_text(encoding="utf-8")
+    shown = html.unescape(page)
+    statuses = {r.status for r in result.rows}
+    assert {"graded", "timeout"} <= statuses
+    roster_table = shown.split('<table id="roster">', 1)[1].split("</table>", 1)[0]
+    cells = re.findall(r'<td class="status-[a-z]+">([^<]*)</td>', roster_table)
+    assert cells and not set(cells) & statuses, cells
+    for status in statuses:
+        assert text("batch.status." + status.replace(" ", "_"), "ko") in shown
+    codes = {code for f in summary["failing_checks"] for code in f["codes"]}
+    for code in codes:
+        assert kind(code, "ko") in shown and kind(code, "en") not in shown

@@ -178,3 +178,19 @@ def test_rich_is_loaded_only_for_a_terminal() -> None:
         timeout=120,
     )
     assert "RICH=False" in result.stderr, result.stderr
+
+
+def test_chinese_breaks_after_its_punctuation_not_inside_a_phrase() -> None:
+    han = re.compile("[\u3400-\u9fff]")
+    line = '  小节 "x" 除去数字、键名和代码后，正文只有 12 个字母（一个汉字算 3 个字母，一个韩文音节算 2.5 个）；至少要写 60 个：用句子说明这些数字表明了什么'
+    for width in (40, 50, 60):  # each phrase fits a line
+        lines = wrap(line, width, "    ")
+        assert all(cells(x) <= width for x in lines)
+        assert "".join(x.strip() for x in lines).replace(" ", "") == line.replace(" ", "")
+        for this, after in zip(lines, lines[1:]):
+            nxt = after.strip()[0]
+            assert (
+                this[-1] in "，。；：、）"
+                or nxt == "（"
+                or not (han.match(this[-1]) or han.match(nxt))
+            ), (width, this, after)

@@ -114,7 +114,10 @@ def test_every_template_formats_with_dummy_values(lang: str) -> None:
         for name, spec in found:
             if not spec:
                 assert "<%s>" % name in filled
-        # text() gives the same string: no silent fallback to English.
+        # text() gives the same string (in Korean with each particle written in both
+        # forms chosen for the word before it): no silent fallback to English.
+        if lang == "ko":
+            filled = messages._fill(template, params)
         assert text(code, lang, **params) == filled
 
 
@@ -143,6 +146,7 @@ def test_translations_are_not_english(lang: str) -> None:
     assert same <= {
         "constant_ok",
         "open_other",
+        "render.label",  # a label and its colon: full-width in Chinese only
         "reproduce",
         "report.json.schema_other",
         "report.json.value_ok",
@@ -355,9 +359,9 @@ def test_rendered_reports_agree(graded: dict[str, Report]) -> None:
     # The same lines, word for word, wherever no words are translated.
     replay = {
         lang: [
-            line.split(":", 1)[1]
+            line[len("  " + text("render.label", lang, label=text("render.replay", lang))) :]
             for line in out.splitlines()
-            if line.startswith("  " + text("render.replay", lang) + ":")
+            if line.startswith("  " + text("render.label", lang, label=text("render.replay", lang)))
         ]
         for lang, out in rendered.items()
     }
@@ -395,9 +399,10 @@ def test_cli_speaks_the_language(wrong: Path, graded: dict[str, Report], lang: s
     assert total(report, lang) in out
     assert "  %s " % text("status.fail", lang) in step_line(out, lang, 2)
     assert text("status.pass", lang) in out
-    assert text("render.failures", lang) + ":" in out
-    assert text("render.hint", lang) + ":" in out
-    assert text("render.seed", lang, seed=5) in " ".join(out.split())  # a long path wraps
+    assert text("render.label", lang, label=text("render.failures", lang)).rstrip() in out
+    assert text("render.label", lang, label=text("render.hint", lang)) in out
+    # A long path wraps (in Chinese before the bracket, where no space stands).
+    assert text("render.seed", lang, seed=5).replace(" ", "") in "".join(out.split())
     # Piped, the text is wrapped to 80 columns; a long command goes on with " \\".
     joined = re.sub(r" \\\n +", " ", out)
     for c in report.checks:
@@ -530,3 +535,68 @@ def test_the_corpus_fails_only_with_codes_that_have_words() -> None:
         report = grader.grade(module, seed=3, report_dir=ROOT / "reference")
         seen |= {c.code for c in report.checks if c.status in (Status.FAIL, Status.ERROR)}
     assert seen and seen <= failure_codes()
+
+
+# Korean particles and Chinese punctuation ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "forms"),
+    [
+        ("norm", "을 은 으로 이 과"),
+        ("shape", "를 는 로 가 와"),
+        ("make_table", "을 은 로 이 과"),  # 테이블: a final ㄹ takes 로
+        ("lookup", "을 은 으로 이 과"),
+        ("write_report(outdir)", "를 는 로 가 와"),
+        ("--seed 2026", "을 은 으로 이 과"),  # 이천이십육
+        ("--seed 2027", "을 은 로 이 과"),  # 이천이십칠
+        ("--seed 2029", "를 는 로 가 와"),  # 이천이십구
+        ("10", "을 은 으로 이 과"),  # 십
+        ("IndexError", "를 는 로 가 와"),
+        ("embed_report.json", "을 은 으로 이 과"),
+        ("표", "를 는 로 가 와"),
+        ("값", "을 은 으로 이 과"),
+        ("행", "을 은 으로 이 과"),
+        ("스케일", "을 은 로 이 과"),
+    ],
+)
+def test_a_korean_particle_fits_the_sound_before_it(word: str, forms: str) -> None:
+    from grader.engine.messages import korean
+
+    markers = ("을(를)", "은(는)", "(으)로", "이(가)", "과(와)")
+    assert " ".join(korean.resolve(word + m)[len(word) :] for m in markers) == forms
+
+
+def test_korean_messages_attach_their_particles() -> None:
+    """No particle stands apart from the word it follows, and a value's particle is
+    chosen when the value is known."""
+    loose = re.compile(
+        r"[A-Za-z0-9_})\]`] (은|는|이|가|을|를|과|와|의|도|에|에서|로|으로|와|이다|다)(?![가-힣])"
+    )
+    wrong = [(code, t) for code, t in load("ko").items() if loose.search(t)]
+    assert wrong == []
+    assert "--seed 2026으로" in text("render.seed", "ko", seed=2026)
+    assert "--seed 2027로" in text("render.seed", "ko", seed=2027)
+    said = text("no_raise", "ko", call="f(1)", exc="ValueError", got="1")
+    assert "ValueError를" in said
+    said = text("no_raise", "ko", call="f(1)", exc="KeyError", got="1")
+    assert "KeyError를" in said
+    # A value's own text is never changed: only the catalogue's particles are chosen.
+    said = text("raised", "ko", call="f()", raised="X", error="을(를) (으)로")
+    assert said.endswith("을(를) (으)로")
+
+
+def test_korean_names_a_table_row_haeng() -> None:
+    ko = load("ko")
+    for code in ("rows", "neigh_order", "hint.shape.swapped", "rule.ragged"):
+        assert "행" in ko[code] and "줄" not in ko[code], code
+
+
+def test_chinese_labels_use_the_full_width_colon(wrong: Path) -> None:
+    report = grader.grade(wrong, seed=4, lang="zh", report_dir=ROOT / "reference")
+    out = render_text(report, "zh", width=80)
+    labels = [text(code, "zh") for code in ("render.hint", "render.replay", "render.notes")]
+    labels.append(text("render.failures", "zh"))
+    for label in labels:
+        assert label + ": " not in out and label + ":\n" not in out + "\n"
+    assert text("render.failures", "zh") + "：" in out

@@ -244,12 +244,18 @@ def write_pages(
         flags.setdefault(p["b"], []).append(p["a"])
     for c in similar.get("close_to_solutions", []):
         flags.setdefault(c["id"], []).append(c["solution"])
+
+    def status(name: str) -> str:
+        """A row's status in the page's language."""
+        return t("batch.status." + name.replace(" ", "_"))
+
     page = env.get_template("report.html").render(
         t=t,
         lang=lang,
         version=__version__,
         summary=summary,
-        statuses=", ".join("%s %d" % kv for kv in summary["statuses"].items()) or "-",
+        statuses=", ".join("%s %d" % (status(s), n) for s, n in summary["statuses"].items()) or "-",
+        status=status,
         rows=rows,
         steps=sorted(points),
         step_points=points,

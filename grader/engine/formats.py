@@ -56,7 +56,7 @@ def check_text(check: CheckResult, lang: str) -> str:
     """The message of a check with its hint, example and replay command, one per line."""
     lines = [check.message]
     if check.hint:
-        lines.append("%s: %s" % (text("render.hint", lang), check.hint))
+        lines.append(text("render.label", lang, label=text("render.hint", lang)) + check.hint)
     snippet = check.details.get("snippet")
     if snippet:
         lines.append(text("snippet", lang, snippet=snippet))
@@ -64,7 +64,9 @@ def check_text(check: CheckResult, lang: str) -> str:
     if traceback:
         lines += show.traceback_tail(str(traceback))
     if check.reproduce:
-        lines.append("%s: %s" % (text("render.replay", lang), check.reproduce))
+        lines.append(
+            text("render.label", lang, label=text("render.replay", lang)) + check.reproduce
+        )
     return "\n".join(clean(line) for line in lines)
 
 

@@ -78,12 +78,21 @@ def _cell(ch: str) -> int:
     return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
 
 
+_HAN = "\u3400-\u9fff\uf900-\ufaff"
+# Where a line may break: after a space that has no Chinese character on either side,
+# after Chinese punctuation, before an opening bracket.
+_BREAKS = re.compile(
+    r"(?<= )(?<![%s] )(?![%s])|(?<=[，。；：、！？）」』])|(?=[（「『])" % (_HAN, _HAN)
+)
+
+
 def wrap(line: str, limit: int, indent: str = "") -> list[str]:
     """``line`` broken into lines of at most ``limit`` columns.
 
-    Lines after the first start with ``indent``.  Breaks fall at spaces; a word
-    longer than a line is cut between characters (which is also how Chinese text
-    breaks, having no spaces).
+    Lines after the first start with ``indent``.  Breaks fall at spaces, and in
+    Chinese after its punctuation (，。；：、) or before an opening bracket; a space
+    beside a Chinese character is no break, it only sets a Latin word apart.  A word
+    longer than a line is cut between characters.
     """
     if cells(line) <= limit:
         return [line]
@@ -92,7 +101,7 @@ def wrap(line: str, limit: int, indent: str = "") -> list[str]:
     out: list[str] = []
     current = first_indent
     room = limit
-    for word in re.split(r"(?<= )", body):  # each word keeps its trailing space
+    for word in _BREAKS.split(body):  # each word keeps its trailing space
         while word:
             fits = cells(current) + cells(word.rstrip(" "))
             if fits <= room:

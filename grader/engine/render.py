@@ -138,7 +138,7 @@ def _entries(report: Report, lang: str, verbose: bool) -> list[_Entry]:
     if failures:
         lines += [
             _Entry("plain", _FIXED, ""),
-            _Entry("heading", _PROSE, t("render.failures") + ":"),
+            _Entry("heading", _PROSE, t("render.label", label=t("render.failures")).rstrip()),
         ]
         # Failures that follow from another failing function come last.
         # Checks that could not run because a file is unreadable say so once.
@@ -164,7 +164,9 @@ def _entries(report: Report, lang: str, verbose: bool) -> list[_Entry]:
             if c.hint:
                 pointer = step_pointer(c.step, lang, report.meta.get("lab"))
                 hint = c.hint + (" (%s)" % pointer if pointer else "")
-                lines.append(_Entry("hint", _PROSE, "  %s: %s" % (t("render.hint"), hint)))
+                lines.append(
+                    _Entry("hint", _PROSE, "  " + t("render.label", label=t("render.hint")) + hint)
+                )
             if c.details.get("snippet"):
                 head, _, tail = t("snippet", snippet="\0").partition("\0")
                 if tail:  # the command is not at the end: leave it whole
@@ -178,7 +180,7 @@ def _entries(report: Report, lang: str, verbose: bool) -> list[_Entry]:
                     for line in show.traceback_tail(str(c.details["traceback"]))
                 ]
             if c.reproduce:
-                head = "  %s: " % t("render.replay")
+                head = "  " + t("render.label", label=t("render.replay"))
                 lines.append(_Entry("command", _COMMAND, c.reproduce, head))
         for code in sorted({c.code for c in unread}):
             same = [c for c in unread if c.code == code]
@@ -219,7 +221,10 @@ def _notes(report: Report, t: Callable[..., str], verbose: bool) -> list[_Entry]
         lines.append(_Entry("note", _PROSE, "  · " + t("render.open_count", n=len(advisory))))
     if not lines:
         return []
-    return [_Entry("plain", _FIXED, ""), _Entry("heading", _PROSE, t("render.notes") + ":")] + lines
+    return [
+        _Entry("plain", _FIXED, ""),
+        _Entry("heading", _PROSE, t("render.label", label=t("render.notes")).rstrip()),
+    ] + lines
 
 
 def _pad(s: str, width: int) -> str:

@@ -12,8 +12,11 @@ import functools
 import json
 import locale
 import os
+import string
 from pathlib import Path
 from typing import Any
+
+from grader.engine.messages import korean
 
 LANGUAGES = ("en", "ko", "zh")
 HERE = Path(__file__).resolve().parent
@@ -68,9 +71,24 @@ def text(code: str, lang: str = "en", **params: Any) -> str:
     if template is None:
         raise KeyError("no message %r" % code)
     try:
-        return template.format(**params)
+        return _fill(template, params) if lang == "ko" else template.format(**params)
     except (KeyError, IndexError, ValueError):
         return catalogue("en")[code].format(**params)
+
+
+def _fill(template: str, params: dict[str, Any]) -> str:
+    """``template.format(**params)`` with each Korean particle of the template written in
+    both forms (``{fn}을(를)``) chosen by the text before it.  Only the template's own
+    text is read for particles, never a value put into it."""
+    out = ""
+    formatter = string.Formatter()
+    for literal, field, spec, conversion in formatter.parse(template):
+        out += korean.resolve(literal, out)
+        if field is not None:
+            value, _ = formatter.get_field(field, (), params)
+            value = formatter.convert_field(value, conversion)
+            out += formatter.format_field(value, spec or "")
+    return out
 
 
 def kind(code: str, lang: str = "en") -> str:
