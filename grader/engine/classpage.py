@@ -38,6 +38,10 @@ PAGE = "report.html"
 # Examples of students shown for one mistake; the count covers them all.
 EXAMPLES = 6
 TOP_MISTAKES = 20
+# Rows of the students' table on one page; the script pages through the rest.
+PAGE_SIZE = 50
+# Entries of the lists that can grow with the class (problems, copies of a solution).
+LISTED = 100
 FAILING_STATES = ("fail", "error", "timeout")
 
 _STYLE = Style(
@@ -249,6 +253,28 @@ def write_pages(
         """A row's status in the page's language."""
         return t("batch.status." + name.replace(" ", "_"))
 
+    def flag_text(ident: str) -> str:
+        alike = flags.get(ident, [])
+        return ", ".join(alike[:3]) + (" (+%d)" % (len(alike) - 3) if len(alike) > 3 else "")
+
+    steps = sorted(points)
+    roster_data = {
+        "page": PAGE_SIZE,
+        "points": [points[s] for s in steps],
+        "rows": [
+            [
+                r.id,
+                feedback_href(r.id),
+                r.total,
+                [r.steps.get(s, 0.0) for s in steps],
+                status(r.status),
+                r.seconds,
+                flag_text(r.id),
+                r.status == GRADED,
+            ]
+            for r in rows
+        ],
+    }
     page = env.get_template("report.html").render(
         t=t,
         lang=lang,
@@ -257,8 +283,13 @@ def write_pages(
         statuses=", ".join("%s %d" % (status(s), n) for s, n in summary["statuses"].items()) or "-",
         status=status,
         rows=rows,
-        steps=sorted(points),
+        steps=steps,
         step_points=points,
+        page_size=PAGE_SIZE,
+        pages=max(1, -(-len(rows) // PAGE_SIZE)),
+        listed=LISTED,
+        roster_data=roster_data,
+        flag_text=flag_text,
         problems=[r for r in rows if r.status != GRADED],
         mistakes=mistakes(feedback)[:TOP_MISTAKES],
         examples=EXAMPLES,

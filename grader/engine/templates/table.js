@@ -1,22 +1,94 @@
 (function () {
   "use strict";
+  // The students' table, one page of rows at a time: every row is in the JSON of
+  // #roster-data, and only the rows of the page shown are in the document, so that
+  // a class of ten thousand opens, searches and sorts at once.
   var table = document.getElementById("roster");
   var search = document.getElementById("search");
   var shown = document.getElementById("shown");
-  if (!table || !search || !shown) { return; }
+  var source = document.getElementById("roster-data");
+  if (!table || !search || !shown || !source) { return; }
+  var data = JSON.parse(source.textContent);
   var body = table.tBodies[0];
-  var rows = Array.prototype.slice.call(body.rows);
   var template = shown.getAttribute("data-template");
+  var pager = document.getElementById("pager");
+  var pageText = document.getElementById("page");
+  var prev = document.getElementById("prev");
+  var next = document.getElementById("next");
+  var size = data.page;
+  var steps = data.points.length;
+  // A row: [id, href, total, [points per step], status in words, seconds, flags, graded].
+  var rows = data.rows.map(function (r, i) {
+    return { r: r, i: i, text: [r[0], num(r[2])].concat(r[3].map(num), [r[4], r[5].toFixed(2), r[6]])
+      .join(" ").toLowerCase() };
+  });
+  var hits = rows;
+  var page = 0;
 
-  function key(row, column, kind) {
-    var cell = row.cells[column];
-    if (kind === "number") { return parseFloat(cell.getAttribute("data-value")); }
-    return cell.textContent.toLowerCase();
+  function num(x) { return x.toFixed(2).replace(/0+$/, "").replace(/\.$/, ""); }
+
+  function state(got, most) {
+    if (most && got >= most - 1e-9) { return "full"; }
+    return got <= 0 ? "none" : "some";
+  }
+
+  function cell(tr, text, cls, value) {
+    var td = document.createElement("td");
+    if (cls) { td.className = cls; }
+    if (value !== undefined) { td.setAttribute("data-value", value); }
+    td.textContent = text;
+    tr.appendChild(td);
+    return td;
+  }
+
+  function build(r) {
+    var tr = document.createElement("tr");
+    var td = document.createElement("td");
+    var a = document.createElement("a");
+    a.href = r[1];
+    a.textContent = r[0];
+    td.appendChild(a);
+    tr.appendChild(td);
+    cell(tr, num(r[2]), "num", r[2]);
+    for (var s = 0; s < steps; s += 1) {
+      cell(tr, num(r[3][s]), "num " + state(r[3][s], data.points[s]), r[3][s]);
+    }
+    cell(tr, r[4], r[7] ? "status-graded" : "status-other");
+    cell(tr, r[5].toFixed(2), "num", r[5]);
+    cell(tr, r[6], "flag");
+    return tr;
+  }
+
+  function draw() {
+    var pages = Math.max(1, Math.ceil(hits.length / size));
+    page = Math.min(page, pages - 1);
+    var part = hits.slice(page * size, (page + 1) * size);
+    var fresh = document.createElement("tbody");
+    part.forEach(function (row) { fresh.appendChild(build(row.r)); });
+    table.replaceChild(fresh, body);
+    body = fresh;
+    shown.textContent = template.replace("{shown}", hits.length).replace("{total}", rows.length);
+    if (pager) {
+      pager.hidden = pages < 2;
+      pageText.textContent = pageText.getAttribute("data-template")
+        .replace("{page}", page + 1).replace("{pages}", pages);
+      prev.disabled = page === 0;
+      next.disabled = page >= pages - 1;
+    }
+  }
+
+  function key(row, column) {
+    var r = row.r;
+    if (column === 0) { return r[0].toLowerCase(); }
+    if (column === 1) { return r[2]; }
+    if (column < 2 + steps) { return r[3][column - 2]; }
+    if (column === 2 + steps) { return r[4].toLowerCase(); }
+    if (column === 3 + steps) { return r[5]; }
+    return r[6].toLowerCase();
   }
 
   Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, column) {
-    var kind = th.getAttribute("data-sort");
-    if (!kind) { return; }
+    if (!th.getAttribute("data-sort")) { return; }
     th.tabIndex = 0;
     function sort() {
       var up = th.getAttribute("aria-sort") !== "ascending";
@@ -24,12 +96,13 @@
         other.removeAttribute("aria-sort");
       });
       th.setAttribute("aria-sort", up ? "ascending" : "descending");
-      rows.sort(function (a, b) {
-        var x = key(a, column, kind), y = key(b, column, kind);
-        var order = x < y ? -1 : x > y ? 1 : 0;
+      var keyed = rows.map(function (row) { return [key(row, column), row.i, row]; });
+      keyed.sort(function (a, b) {
+        var order = a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1];
         return up ? order : -order;
       });
-      rows.forEach(function (row) { body.appendChild(row); });
+      rows = keyed.map(function (k) { return k[2]; });
+      filter();
     }
     th.addEventListener("click", sort);
     th.addEventListener("keydown", function (e) { if (e.key === "Enter") { sort(); } });
@@ -37,14 +110,15 @@
 
   function filter() {
     var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
-    var count = 0;
-    rows.forEach(function (row) {
-      var seen = row.textContent.toLowerCase();
-      var hit = words.every(function (w) { return seen.indexOf(w) !== -1; });
-      row.hidden = !hit;
-      if (hit) { count += 1; }
-    });
-    shown.textContent = template.replace("{shown}", count).replace("{total}", rows.length);
+    hits = words.length ? rows.filter(function (row) {
+      return words.every(function (w) { return row.text.indexOf(w) !== -1; });
+    }) : rows;
+    draw();
   }
-  search.addEventListener("input", filter);
+  search.addEventListener("input", function () { page = 0; filter(); });
+  if (prev && next) {
+    prev.addEventListener("click", function () { page -= 1; draw(); });
+    next.addEventListener("click", function () { page += 1; draw(); });
+  }
+  draw();
 })();
