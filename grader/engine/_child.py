@@ -75,6 +75,7 @@ _ISLNK = stat.S_ISLNK
 _lstat = os.lstat
 _READ_FLAGS = (
     os.O_RDONLY
+    | getattr(os, "O_BINARY", 0)  # Windows: the bytes as written, no newline translation
     | getattr(os, "O_NOFOLLOW", 0)
     | getattr(os, "O_NONBLOCK", 0)
     | getattr(os, "O_NOCTTY", 0)

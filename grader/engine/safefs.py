@@ -24,7 +24,9 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
 _PATH = getattr(os, "O_PATH", 0)
 
-READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _NOCTTY
+_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+
+READ_FLAGS = os.O_RDONLY | _BINARY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _NOCTTY
 DIR_FLAGS = os.O_RDONLY | _NOFOLLOW | _DIRECTORY | _CLOEXEC
 
 
