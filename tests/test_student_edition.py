@@ -227,3 +227,16 @@ def test_students_are_told_to_install_the_student_edition() -> None:
         assert "embed_grader-0" not in text, name
     template = (ROOT / "ci-templates" / "github-actions-grade.yml").read_text(encoding="utf-8")
     assert "nox -s student-wheel" in template
+
+
+def test_the_texts_state_how_many_runs_are_prepared() -> None:
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "%d runs of cases prepared" % build.RUNS in readme
+    assert "run `N %% %d`" % build.RUNS in readme
+    for name, words in (
+        ("README.md", "%d runs' worth"),
+        ("README.ko.md", "실행 %d번 분량"),
+        ("README.zh.md", "共 %d 次运行"),
+    ):
+        text = " ".join((ROOT / "exercises" / name).read_text(encoding="utf-8").split())
+        assert words % build.RUNS in text, name
