@@ -145,10 +145,29 @@ def test_wrong_module_is_caught(path: Path, seed: int) -> None:
     assert_hints_reproduce(path, report)
 
 
+def _refill(live: Any, new: Any) -> Any:
+    """``live`` changed in place into ``new``'s values (the lists inside kept)."""
+    if type(live) is not list or type(new) is not list:
+        return new
+    for i in range(min(len(live), len(new))):
+        live[i] = _refill(live[i], new[i])
+    del live[len(new) :]
+    live.extend(new[len(live) :])
+    return live
+
+
 def _run_in_process(module: Any, case: Any) -> Outcome:
-    """The outcome of one case, calling the (trusted) corpus module in this process."""
+    """The outcome of one case, calling the (trusted) corpus module in this process
+    (a case of a pair makes its first call first, as the child does)."""
+    fn = getattr(module, case.fn)
+    args = copy.deepcopy(case.args)
     try:
-        value = getattr(module, case.fn)(*copy.deepcopy(case.args))
+        if case.before is not None:
+            first = copy.deepcopy(list(case.before))
+            fn(*first)
+            if case.renew == "changed":
+                args = tuple(_refill(a, b) for a, b in zip(first, args, strict=True))
+        value = fn(*args)
     except Exception as exc:  # noqa: BLE001 - any exception is an outcome
         names = tuple(t.__name__ for t in type(exc).__mro__ if t.__module__ == "builtins")
         return Outcome(0, case.fn, "raised", raised=Raised(type(exc).__name__, names, str(exc)))

@@ -476,6 +476,7 @@ NOT_FAILURES = {
 }
 NOT_FAILURE_PREFIXES = (
     "hint.",
+    "again.",  # the context of a second call, around its failure's own message
     "printed.",
     "report.measure.",
     "render.",

@@ -179,6 +179,23 @@ def keep(x):
 
 def shared(t):
     return [[i for i, r in enumerate(t) if r is row] for row in t]
+
+
+_kept = {}
+
+
+def kept(table):
+    if id(table) not in _kept:
+        _kept[id(table)] = [list(r) for r in table]
+    return _kept[id(table)]
+
+
+_ids = []
+
+
+def same_address(t):
+    _ids.append(id(t))
+    return len(_ids) > 1 and _ids[-1] == _ids[-2]
 """
 
 FUNCS = (
@@ -202,6 +219,8 @@ FUNCS = (
     "noisy",
     "keep",
     "shared",
+    "kept",
+    "same_address",
 )
 NAMES = ("VOCAB", "DIM", "SEED", *FUNCS, "missing_fn")
 CONSTANTS = ("VOCAB", "DIM", "SEED")
@@ -474,6 +493,31 @@ def test_rows_that_are_one_object_arrive_as_one(box: Sandbox) -> None:
     assert out[0].mutated == "args[0][0][1]"
     assert out[0].value == [[1.0, 6.0], [5.0, 6.0], [1.0, 6.0]]
     assert small == [[1.0, 2.0], [5.0, 6.0], [1.0, 2.0]] and out[1].mutated is None
+
+
+def test_a_second_call_meets_the_first_ones_objects_changed_or_renewed(box: Sandbox) -> None:
+    first, second = [[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0], [9.0, 0.5]]
+    changed, renewed, plain, where = box.run(
+        [
+            Call(1, "kept", (second,), before=(first,), renew="changed"),
+            Call(2, "kept", ([[0.25]],), before=([[0.75]],), renew="renewed"),
+            Call(3, "kept", (second,)),
+            Call(4, "same_address", ([[0.25]],), before=([[0.75]],), renew="renewed"),
+        ]
+    )
+    # An answer kept by the table's id is the first call's, on the same object...
+    assert changed.value == [[1.0, 2.0], [3.0, 4.0]] and changed.mutated is None
+    # ... and on a new table made where the dropped one was: never this table's.
+    assert renewed.value != [[0.25]] and renewed.mutated is None
+    assert plain.value in (second, [[1.0, 2.0], [3.0, 4.0]], [[0.75]])  # by chance
+    assert where.value is True
+
+
+def test_a_first_call_that_changes_its_arguments_is_found(box: Sandbox) -> None:
+    [out] = box.run(
+        [Call(1, "stretch", ([[1.0, 2.0]], 0, 2.0), before=([[3.0, 4.0]], 0, 2.0), renew="changed")]
+    )
+    assert out.mutated == "args[0][0][1]"
 
 
 def test_shared_values_are_fresh_per_call(box: Sandbox) -> None:

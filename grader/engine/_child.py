@@ -542,6 +542,77 @@ def changed(live, master, path):
     return path
 
 
+def _refill(live, new):
+    """Change the list live in place into new's values, keeping the lists inside it."""
+    for i in range(min(len(live), len(new))):
+        if type(live[i]) is list and type(new[i]) is list:
+            _refill(live[i], new[i])
+        else:
+            live[i] = new[i]
+    del live[len(new) :]
+    live.extend(new[len(live) :])
+
+
+def _at_addresses(first, args):
+    """args, each list moved into a new list made where the interpreter puts it at the
+    address its counterpart in first had, when it does so within a bounded number of
+    tries; first is emptied (so its lists are freed) once the lists needed here exist."""
+    spare: list[Any] = []
+    out: list[Any] = []
+    olds = [id(x) if type(x) is list else None for x in first]
+    first.clear()
+    for old, a in zip(olds, args):  # noqa: B905 (Python 3.8)
+        shell = None
+        if old is not None and type(a) is list:
+            for _ in range(20000):
+                x: list[Any] = []
+                if id(x) == old:
+                    shell = x
+                    break
+                spare.append(x)
+        if shell is None:
+            out.append(a)
+        else:
+            shell.extend(a)
+            out.append(shell)
+    del spare
+    return out
+
+
+def _earlier(fn, call, args):
+    """The first call of a pair: fn on fresh copies of call["before"]; then its
+    argument objects become this call's arguments: changed in place into them
+    ("changed"), or dropped, and these made anew at their addresses ("renewed").
+
+    Returns the second call's arguments, the place the first call changed in its own
+    arguments (or None), and None (no exception stops the second call)."""
+    befores = call["before"]
+    first = []
+    for b in befores:
+        p = plan(b)
+        first.append(b if p is None else p(b))
+    try:
+        fn(*first)
+    except BaseException:
+        pass  # only the second call is judged; a raise here fails other cases
+    mutated = None
+    for i, (a, m) in enumerate(zip(first, befores)):  # noqa: B905 (Python 3.8)
+        mutated = changed(a, m, "args[%d]" % i)
+        if mutated is not None:
+            break
+    if call.get("renew") == "changed":
+        out = []
+        for live, new in zip(first, args):  # noqa: B905 (Python 3.8)
+            if type(live) is list and type(new) is list:
+                _refill(live, new)
+                out.append(live)
+            else:
+                out.append(new)
+        return out, mutated, None
+    a = m = None  # the loop's last items: nothing here may keep the first lists alive
+    return _at_addresses(first, args), mutated, None
+
+
 # ---------------------------------------------------------------- imports
 
 
@@ -1000,25 +1071,28 @@ class Child(object):
             masters.append(m)
             args.append(m if p is None else p(m))
         fn = self.globals.get(name) if self.globals is not None else None
-        _TRACE.clear()
-        _MULTS[0] = 0
-        value = None
         error = None
+        mutated = None
         start = _perf()
+        _TRACE.clear()  # what the first call of a pair entered counts too
+        _MULTS[0] = 0
+        if call.get("before") is not None and fn is not None and callable(fn):
+            args, mutated, error = _earlier(fn, call, args)
+        value = None
         try:
-            if fn is None or not callable(fn):
-                raise NameError("name %r is not defined" % (name,))
-            value = fn(*args)
+            if error is None:
+                if fn is None or not callable(fn):
+                    raise NameError("name %r is not defined" % (name,))
+                value = fn(*args)
         except BaseException as exc:
             error = exc
         elapsed = _perf() - start
         mults = _MULTS[0] if count else None
         called = [n for n in _TRACE if n != name]
-        mutated = None
         for i, (a, m) in enumerate(zip(args, masters)):  # noqa: B905 (Python 3.8)
-            mutated = changed(a, m, "args[%d]" % i)
             if mutated is not None:
                 break
+            mutated = changed(a, m, "args[%d]" % i)
         _flush()
         printed = _printed(name, self.printing, self.printed_from)
         self.printed_from = 0

@@ -63,6 +63,10 @@ class Returns(Expectation):
         """A lab's own reading of a wrong value; None: the engine's message."""
         return None
 
+    def known(self, got: Any) -> tuple[str, ...]:
+        """Message codes of mistakes this expectation itself tells from ``got``."""
+        return ()
+
 
 @dataclass(frozen=True)
 class Raises(Expectation):
@@ -95,6 +99,12 @@ class Case:
     args: tuple[Any, ...]
     expect: Expectation
     count: tuple[int, ...] = ()  # argument positions whose floats the child counts
+    # A call made first, in the same child, with ``before``; then its argument objects
+    # are changed in place into ``args`` (renew "changed"), or dropped and ``args`` made
+    # anew at their addresses where the interpreter gives them again ("renewed").  Only
+    # the second call is judged: an answer kept from the first is wrong.
+    before: tuple[Any, ...] | None = None
+    renew: str = ""
 
     @functools.cached_property
     def size(self) -> int:

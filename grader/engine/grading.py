@@ -277,7 +277,17 @@ class Grading(Judging):
                 continue
             for i, case in enumerate(cases):
                 index[(check.id, i)] = len(calls)
-                calls.append(Call(len(calls), case.fn, case.args, case.count, bytes_at_most[i]))
+                calls.append(
+                    Call(
+                        len(calls),
+                        case.fn,
+                        case.args,
+                        case.count,
+                        bytes_at_most[i],
+                        case.before,
+                        case.renew,
+                    )
+                )
         return calls, index
 
     def judge_arriving(

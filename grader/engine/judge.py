@@ -133,7 +133,7 @@ def judge(
             Status.FAIL,
             code,
             dict(base, **_mismatch_params(m)),
-            tuple(hints.explain(case.fn, case.args, got)),
+            expect.known(got) + tuple(hints.explain(case.fn, case.args, got)),
         )
     return None
 

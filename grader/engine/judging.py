@@ -237,14 +237,18 @@ class Judging(Scoring):
         if verdict.status is Status.TIMEOUT or code in NOT_RUN:
             limit = self.opts.timeout
         snippet = show.snippet(case.fn, case.args, self.path, shown=self.shown, limit=limit)
-        if snippet:
+        if snippet and case.before is None:  # a second call is not made alone
             details["snippet"] = snippet
+        message = self.msg(code, **params)
+        if case.before is not None:
+            before = show.call(case.fn, case.before)
+            message = self.msg("again." + case.renew, message=message, before=before)
         return Draft(
             check.id,
             check.step,
             check.function,
             verdict.status,
-            self.msg(code, **params),
+            message,
             check.weight,
             code=code,
             hint=self.msg(hint) if hint else "",

@@ -51,6 +51,8 @@ class Call:
     args: tuple[Any, ...]
     count: tuple[int, ...] = ()
     limit: int = MAX_LINE  # bytes its answer may take (see answer_limit)
+    before: tuple[Any, ...] | None = None  # a first call on objects then renewed (Case)
+    renew: str = ""
 
 
 @dataclass(frozen=True)

@@ -117,12 +117,16 @@ class Running(Loading):
             name = names.get(c.fn)
             if name is None:
                 name = names[c.fn] = dumps(c.fn)
-            text = '{"id":%d,"fn":%s,"args":[%s],"count":%s,"max":%d}' % (
+            text = '{"id":%d,"fn":%s,"args":[%s],"count":%s,"max":%d%s}' % (
                 i,
                 name,
                 ",".join(args),
                 dumps(list(c.count)) if c.count else "[]",
                 c.limit,
+                ""
+                if c.before is None
+                else ',"before":[%s],"renew":%s'
+                % (",".join(encoded(a) for a in c.before), dumps(c.renew)),
             )
             texts[i] = (text, used)
         return values, texts

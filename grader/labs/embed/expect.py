@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from grader.engine import show
-from grader.engine.compare import Mismatch
+from grader.engine.compare import Mismatch, diff
 from grader.engine.expect import Case, Custom, Returns, Verdict
 from grader.engine.lab import Hints
 from grader.engine.memo import Memo
@@ -222,3 +222,18 @@ class StoredRanks(Ranks):
 
     def stored(self, case: Case) -> StoredRanks:
         return self
+
+
+@dataclass(frozen=True)
+class Again(Returns):
+    """The second call of a pair (``Case.before``) must return ``value``; ``earlier``
+    is the right answer of the first call, which an answer kept from it gives."""
+
+    earlier: Any = None
+
+    def known(self, got: Any) -> tuple[str, ...]:
+        try:
+            kept = diff(self.kind, self.earlier, got, count=False) is None
+        except (TypeError, ValueError, IndexError):
+            kept = False
+        return ("hint.again.kept",) if kept else ()

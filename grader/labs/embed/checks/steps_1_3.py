@@ -10,6 +10,7 @@ from typing import Any
 from grader.engine.expect import Case, Open, Raises
 from grader.labs.embed import cases as gen
 from grader.labs.embed import oracle
+from grader.labs.embed.checks import again
 from grader.labs.embed.checks.registry import check, ret
 from grader.labs.embed.contract import CONSTANTS, Answer
 from grader.labs.embed.expect import Multiplies
@@ -39,7 +40,13 @@ def _shape(rng: random.Random) -> list[Case]:
     tables += [gen.table(rng, r, c) for r, c in gen.shapes(rng)]
     tables += gen.aliased_tables(rng)
     tables.append(gen.real_table())
-    return [ret("shape", (t,), (len(t), len(t[0]) if t else 0)) for t in tables]
+    out = [ret("shape", (t,), (len(t), len(t[0]) if t else 0)) for t in tables]
+    return out + again.pairs(
+        rng,
+        "shape",
+        lambda r: (gen.table(r, r.randint(2, 5), 3),),
+        lambda t: (len(t), len(t[0])),
+    )
 
 
 @check("shape", "ragged")
@@ -79,7 +86,7 @@ def _lookup(rng: random.Random) -> list[Case]:
     real = gen.real_table()
     ids = [137, 137, 0, len(real) - 1, rng.randrange(len(real))]
     out.append(ret("lookup", (real, ids), oracle.lookup(real, ids)))
-    return out
+    return out + again.pairs(rng, "lookup", lambda r: (gen.table(r, 3, 2), [2, 0]), oracle.lookup)
 
 
 def by_index_cases(
@@ -153,7 +160,12 @@ def _rtm(rng: random.Random) -> list[Case]:
     real = gen.real_table()
     vec = gen.vector(rng, len(real), spread=0.5)
     out.append(ret("row_times_matrix", (vec, real), oracle.row_times_matrix(vec, real)))
-    return out
+    return out + again.pairs(
+        rng,
+        "row_times_matrix",
+        lambda r: (gen.vector(r, 3), gen.table(r, 3, 2)),
+        oracle.row_times_matrix,
+    )
 
 
 @check("row_times_matrix", "one_hot")
@@ -227,7 +239,12 @@ def _lvoh(rng: random.Random) -> list[Case]:
     for t in gen.aliased_tables(rng):
         out.append(probed(rng, t, gen.ids_for(rng, len(t), 1)))
     out.append(probed(rng, gen.real_table(), [137]))
-    return out
+    return out + again.pairs(
+        rng,
+        "lookup_via_one_hot",
+        lambda r: probed(r, gen.table(r, 4, 3), [1, 3]).args,
+        lambda t, ids: [oracle.row_times_matrix(oracle.one_hot(i, len(t)), t) for i in ids],
+    )
 
 
 @check("lookup_via_one_hot", "multiplies")

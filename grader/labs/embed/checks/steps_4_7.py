@@ -9,6 +9,7 @@ from typing import Any
 from grader.engine.expect import Case, Open, Raises
 from grader.labs.embed import cases as gen
 from grader.labs.embed import oracle
+from grader.labs.embed.checks import again
 from grader.labs.embed.checks.registry import check, ret
 from grader.labs.embed.checks.steps_1_3 import by_index_cases, out_of_range_cases, some_tables
 from grader.labs.embed.expect import Ranks
@@ -39,7 +40,9 @@ def _logits(rng: random.Random) -> list[Case]:
     real = gen.real_table()
     probe = list(real[137])
     out.append(ret("logits", (real, probe), oracle.logits(real, probe)))
-    return out
+    return out + again.pairs(
+        rng, "logits", lambda r: (gen.table(r, 3, 2), gen.vector(r, 2)), oracle.logits
+    )
 
 
 @check("logits", "width", weight=2)
@@ -111,7 +114,7 @@ def _dot(rng: random.Random) -> list[Case]:
     for scale in (gen.TINY, gen.SMALL, gen.LARGE):
         a, b = (gen.scaled_vector(rng, 6, scale, positive=True) for _ in range(2))
         out.append(ret("dot", (a, b), oracle.dot(a, b)))
-    return out
+    return out + again.pairs(rng, "dot", lambda r: (gen.vector(r, 3), gen.vector(r, 3)), oracle.dot)
 
 
 def _magnitudes(rng: random.Random) -> list[list[float]]:
@@ -125,7 +128,8 @@ def _magnitudes(rng: random.Random) -> list[list[float]]:
 def _norm(rng: random.Random) -> list[Case]:
     vecs = [[], [0.0, 0.0], [3.0, 4.0], [-2.0]] + [a for a, _ in _vector_pairs(rng)]
     vecs += _magnitudes(rng)
-    return [ret("norm", (v,), oracle.norm(v)) for v in vecs]
+    out = [ret("norm", (v,), oracle.norm(v)) for v in vecs]
+    return out + again.pairs(rng, "norm", lambda r: (gen.vector(r, 4),), oracle.norm)
 
 
 @check("cosine", "values", weight=2)
@@ -144,7 +148,9 @@ def _cosine(rng: random.Random) -> list[Case]:
     out.append(ret("cosine", (a, list(a)), oracle.cosine(a, list(a))))
     tea, coffee = [0.9, 0.2, -0.1], [0.8, 0.3, 0.0]
     out.insert(0, ret("cosine", (tea, coffee), oracle.cosine(tea, coffee)))
-    return out
+    return out + again.pairs(
+        rng, "cosine", lambda r: (gen.vector(r, 3), gen.vector(r, 3)), oracle.cosine
+    )
 
 
 @check("cosine", "no_direction")
@@ -176,7 +182,7 @@ def _stretch(rng: random.Random) -> list[Case]:
     out.append(ret("stretch", (t, token, -2.0), oracle.stretch(t, token, -2.0)))
     real = gen.real_table()
     out.append(ret("stretch", (real, 137, 4.0), oracle.stretch(real, 137, 4.0)))
-    return out
+    return out + again.pairs(rng, "stretch", lambda r: (gen.table(r, 3, 2), 1, 2.0), oracle.stretch)
 
 
 def _token_out_of_range(
@@ -251,7 +257,8 @@ def _ranking_cases(rng: random.Random, fn: str, by: str, ties: bool) -> list[Cas
 
 @check("nearest_by_cosine", "values", weight=2)
 def _ncos(rng: random.Random) -> list[Case]:
-    return _ranking_cases(rng, "nearest_by_cosine", "cosine", ties=False)
+    out = _ranking_cases(rng, "nearest_by_cosine", "cosine", ties=False)
+    return out + again.ranking_pairs(rng, "nearest_by_cosine", "cosine", oracle.nearest_by_cosine)
 
 
 @check("nearest_by_cosine", "ties")
@@ -261,7 +268,8 @@ def _ncos_ties(rng: random.Random) -> list[Case]:
 
 @check("nearest_by_dot", "values", weight=2)
 def _ndot(rng: random.Random) -> list[Case]:
-    return _ranking_cases(rng, "nearest_by_dot", "dot", ties=False)
+    out = _ranking_cases(rng, "nearest_by_dot", "dot", ties=False)
+    return out + again.ranking_pairs(rng, "nearest_by_dot", "dot", oracle.nearest_by_dot)
 
 
 @check("nearest_by_dot", "ties")
@@ -288,7 +296,8 @@ def _ndot_k(rng: random.Random) -> list[Case]:
 def _rms(rng: random.Random) -> list[Case]:
     vecs = [[], [2.0], [3.0, -4.0], [0.0, 0.0, 0.0]] + [a for a, _ in _vector_pairs(rng)]
     vecs += _magnitudes(rng)
-    return [ret("rms", (v,), oracle.rms(v)) for v in vecs]
+    out = [ret("rms", (v,), oracle.rms(v)) for v in vecs]
+    return out + again.pairs(rng, "rms", lambda r: (gen.vector(r, 4),), oracle.rms)
 
 
 @check("scaled_lookup", "values", weight=2)
@@ -307,7 +316,9 @@ def _scaled(rng: random.Random) -> list[Case]:
     real = gen.real_table()
     ids = [137, 0]
     out.append(ret("scaled_lookup", (real, ids, 64), oracle.scaled_lookup(real, ids, 64)))
-    return out
+    return out + again.pairs(
+        rng, "scaled_lookup", lambda r: (gen.table(r, 3, 2), [1, 0], 4), oracle.scaled_lookup
+    )
 
 
 @check("scaled_lookup", "dim_argument")

@@ -42,6 +42,8 @@ def _case(case: Case, hints: MistakeHints, w: Writer) -> dict[str, Any]:
         "expect": w.value(expect),
         "count": list(case.count),
     }
+    if case.before is not None:
+        doc["before"], doc["renew"] = w.value(list(case.before)), case.renew
     answers: list[tuple[str, Any]] = []
     if isinstance(case.expect, Raises):
         answers = hints.raise_answers(case.fn, case.args)

@@ -81,7 +81,15 @@ class Runs:
         for cid, docs in doc["checks"].items():
             cases = []
             for d in docs:
-                case = Case(d["fn"], tuple(read(d["args"])), read(d["expect"]), tuple(d["count"]))
+                before = tuple(read(d["before"])) if "before" in d else None
+                case = Case(
+                    d["fn"],
+                    tuple(read(d["args"])),
+                    read(d["expect"]),
+                    tuple(d["count"]),
+                    before,
+                    d.get("renew", ""),
+                )
                 answers = [(code, read(v)) for code, v in d.get("hints", ())]
                 if answers:
                     self.hints.remember(case.args, answers)
