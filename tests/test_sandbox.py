@@ -805,3 +805,25 @@ def test_a_number_is_written_as_the_json_encoder_writes_it(x: object) -> None:
     from grader.engine.sandbox import encoding
 
     assert encoding.encoded(x) == encoding.dumps(encoding.encode(x))
+
+
+def test_float_rows_are_not_searched_for_shared_rows() -> None:
+    # Only a list holding lists can have items that are one object: the rows of a
+    # table are copied without a per-item pass over their numbers.
+    space: dict = {"__name__": "child_under_test"}
+    source = CHILD.read_text(encoding="utf-8")
+    exec(compile(source, "<child>", "exec", dont_inherit=True), space)
+    searched = []
+    first_places = space["_first_places"]
+
+    def counting(m: list) -> object:
+        searched.append(len(m))
+        return first_places(m)
+
+    space["_first_places"] = counting
+    row = [0.5, -0.0, 2.0]
+    table = [row, [1.0, 2.0, 3.0], row]
+    copy = space["plan"](table)(table)
+    assert searched == [3]
+    assert copy == table and copy[0] is copy[2] and copy[0] is not row
+    assert math.copysign(1.0, copy[0][1]) == -1.0

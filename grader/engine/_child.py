@@ -425,8 +425,10 @@ def plan(m):
     t = type(m)
     if t in _LEAVES:
         return None
-    if t is list and len(m) > 1:
-        places = _first_places(m)
+    if t is list or t is tuple:
+        if set(map(type, m)) <= _LEAVES:
+            return _copy_flat if t is list else _copy_flat_tuple
+        places = _first_places(m) if t is list and len(m) > 1 else None
         if places is not None:
             parts = [plan(e) for e in m]
 
@@ -438,9 +440,6 @@ def plan(m):
                 return out
 
             return copy_shared
-    if t is list or t is tuple:
-        if set(map(type, m)) <= _LEAVES:
-            return _copy_flat if t is list else _copy_flat_tuple
         parts = [plan(e) for e in m]
         if t is list and all(p is _copy_flat for p in parts):
             return _copy_rows
