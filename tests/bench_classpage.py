@@ -1,7 +1,7 @@
 """Benchmark of the class page in a browser: ``python tests/bench_classpage.py [N ...]``.
 
-Also run by ``nox -s bench`` (it needs chromium and chromedriver, else it says so and
-stops).  Writes ``report.html`` for classes of N students (default 1,000 and 10,000)
+Also run by ``nox -s bench`` (it needs chromium, chromedriver and selenium, else it
+says so and stops).  Writes ``report.html`` for classes of N students (default 1,000 and 10,000)
 from rows made up here, as a batch would write it (the grading itself is not timed),
 opens it in headless chromium and prints the page's size, the time from the request
 to the end of its load event, and how long a search and a sort take until the next
@@ -73,9 +73,11 @@ def write_page(out: Path, n: int) -> Path:
 
 
 def browser() -> Any:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:  # the test extra is not installed
+        return None
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = shutil.which("chromedriver")
     if chromium is None or driver is None:
@@ -125,7 +127,7 @@ def main() -> None:
     args = parser.parse_args()
     driver = browser()
     if driver is None:
-        print("no chromium and chromedriver here: nothing measured")
+        print("no chromium, chromedriver or selenium here: nothing measured")
         return
     try:
         print(
