@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from timelimits import scaled
 
 from grader.engine import batch, layout
 from grader.engine.batch import BatchOptions, BatchResult, discover, job, run_batch, student_seed
@@ -27,7 +28,8 @@ REFERENCE = ROOT / "reference"
 RIGHT = ROOT / "tests" / "corpus" / "right" / "plain_loops.py"
 WRONG = ROOT / "tests" / "corpus" / "wrong" / "cosine_not_divided.py"
 SEED = 2024
-TIMEOUT = 1.0  # a hanging function costs this much
+TIMEOUT = 1.0  # a hanging function costs this much on an idle machine
+LIMIT: dict[str, float] = {}  # the time limit a fixture graded with, as scaled
 
 
 def make_submissions(root: Path) -> None:
@@ -67,7 +69,8 @@ def make_submissions(root: Path) -> None:
 def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BatchResult]:
     base = tmp_path_factory.mktemp("batch")
     make_submissions(base / "class")
-    opts = BatchOptions(seed=SEED, jobs=2, timeout=TIMEOUT)
+    opts = BatchOptions(seed=SEED, jobs=2, timeout=scaled(TIMEOUT))
+    LIMIT["graded"] = opts.timeout
     return base, run_batch(base / "class", base / "out", opts)
 
 
@@ -108,7 +111,7 @@ def test_every_kind_of_submission_gets_its_row(graded: tuple[Path, BatchResult])
     assert 0 < rows["heidi"].steps[8] < 15 and rows["heidi"].total < MAX_SCORE
     assert ["report.same", "report.same.single"] in rows["heidi"].failing
     assert 0 < rows["carol"].total < MAX_SCORE and "rms" in rows["carol"].detail
-    assert rows["carol"].seconds < 10 * TIMEOUT
+    assert rows["carol"].seconds < 10 * LIMIT["graded"]
     assert "boom at import" in rows["dave"].detail
     for ident in ("dave", "erin", "frank", "ivan"):
         assert rows[ident].steps.get(1, 0) == 0
@@ -231,7 +234,7 @@ def test_rerun_grades_only_what_changed(graded: tuple[Path, BatchResult]) -> Non
     work = base / "rerun"
     shutil.copytree(base / "class", work / "class", symlinks=True)
     shutil.copytree(base / "out", work / "out")
-    opts = BatchOptions(seed=SEED, jobs=2, timeout=TIMEOUT)
+    opts = BatchOptions(seed=SEED, jobs=2, timeout=scaled(TIMEOUT))
     again = run_batch(work / "class", work / "out", opts)
     # The unreadable and missing ones are looked at again, at no cost.
     assert again.graded == 0 and again.cached == 7
@@ -249,7 +252,9 @@ def test_rerun_grades_only_what_changed(graded: tuple[Path, BatchResult]) -> Non
     cache = json.loads((work / "out" / ".cache.json").read_text("utf-8"))
     assert cache["seed"] == SEED and "frank" not in cache["entries"]
     forced = run_batch(
-        work / "class", work / "out", BatchOptions(seed=SEED, jobs=2, timeout=TIMEOUT, force=True)
+        work / "class",
+        work / "out",
+        BatchOptions(seed=SEED, jobs=2, timeout=scaled(TIMEOUT), force=True),
     )
     assert forced.graded == 7
 
@@ -569,7 +574,7 @@ def test_a_batch_stopped_by_sigterm_leaves_no_folder_behind(tmp_path: Path) -> N
     env = dict(os.environ, TMPDIR=str(scratch), PYTHONPATH=str(source))
     proc = subprocess.Popen(
         [sys.executable, "-m", "grader", "batch", str(root), "--out", str(tmp_path / "out")]
-        + ["--timeout", "5", "--sandbox", "process", "--jobs", "2"],
+        + ["--timeout", str(scaled(5)), "--sandbox", "process", "--jobs", "2"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

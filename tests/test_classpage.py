@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from timelimits import scaled
 
 from grader.engine.batch import BatchOptions, BatchResult, run_batch
 from grader.engine.cli import main
@@ -70,7 +71,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BatchResult]
     base = tmp_path_factory.mktemp("page")
     make_class(base / "class")
     # One at a time: other tests grade classes of their own in parallel.
-    opts = BatchOptions(seed=SEED, jobs=1, timeout=TIMEOUT)
+    opts = BatchOptions(seed=SEED, jobs=1, timeout=scaled(TIMEOUT))
     return base / "out", run_batch(base / "class", base / "out", opts)
 
 
@@ -219,7 +220,7 @@ def test_a_removed_submission_loses_its_page(tmp_path: Path) -> None:
     for name in ("amy", "bea"):
         (root / name).mkdir(parents=True)
         (root / name / "embed.py").write_text("VOCAB = 512\n", encoding="utf-8")
-    opts = BatchOptions(seed=SEED, jobs=2, timeout=TIMEOUT)
+    opts = BatchOptions(seed=SEED, jobs=2, timeout=scaled(TIMEOUT))
     run_batch(root, tmp_path / "out", opts)
     assert (tmp_path / "out" / "feedback" / "bea.html").is_file()
     shutil.rmtree(root / "bea")

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from timelimits import scaled
 
 from grader import grade
 from grader.engine import procfs, safefs, sandbox
@@ -173,12 +174,12 @@ def run_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kw:
     path = hostile_module(name, tmp_path)
     start = time.monotonic()
     try:
-        report = grade(path, seed=11, check_reports=False, timeout=1.0, **kw)  # type: ignore[arg-type]
+        report = grade(path, seed=11, check_reports=False, timeout=scaled(1.0), **kw)  # type: ignore[arg-type]
     finally:
         elapsed = time.monotonic() - start
         left = leftovers()
         kill_leftovers()
-    assert elapsed < 20, elapsed
+    assert elapsed < scaled(20), elapsed
     if name in ("subprocesses", "ghost_thread") and kw.get("isolation") != "bwrap" and not CGROUPS:
         # A double fork after setsid() with a cleared environment escapes process mode
         # without a cgroup (a documented limit): only that one may remain.
@@ -270,7 +271,7 @@ def plant_host_files(name: str, monkeypatch: pytest.MonkeyPatch, mode: int = 0o6
 
 def check_time_spent(report: Report) -> None:
     """The whole submission stopped at its cap (10 time limits); what ran is graded."""
-    assert report.elapsed < 18, report.elapsed
+    assert report.elapsed < scaled(18), report.elapsed
     codes = {c.code for c in report.checks}
     assert "budget_spent" in codes, sorted(codes)
     assert any(c.status is Status.PASS for c in report.checks)
@@ -501,7 +502,7 @@ def test_a_submission_cannot_rewrite_the_grader(mode: str, tmp_path: Path) -> No
         module.chmod(0o644)
         tmp_path.chmod(0o755)
         args = [sys.executable, "-m", "grader", str(module), "--seed", "4", "--no-report"]
-        args += ["--timeout", "2", "--sandbox", mode]
+        args += ["--timeout", str(scaled(2)), "--sandbox", mode]
         if mode == "user":
             args += ["--python", PUBLIC_PYTHON]
         env = dict(os.environ, PYTHONPATH=str(base))
@@ -531,7 +532,7 @@ def cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
 def test_kill_parent_process_mode(tmp_path: Path) -> None:
     """The child may signal the grader (same user): the grader says so, exit 2, no score."""
     path = hostile_module("kill_parent", tmp_path)
-    done = cli(str(path), "--seed", "3", "--no-report", "--timeout", "1")
+    done = cli(str(path), "--seed", "3", "--no-report", "--timeout", str(scaled(1)))
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "grader error" in done.stdout + done.stderr
     assert "score" not in done.stdout
@@ -542,7 +543,9 @@ def test_kill_parent_process_mode(tmp_path: Path) -> None:
 def test_kill_parent_bwrap(tmp_path: Path) -> None:
     """Under bubblewrap the grader's pid is not visible: only rms fails."""
     path = hostile_module("kill_parent", tmp_path)
-    done = cli(str(path), "--seed", "3", "--no-report", "--timeout", "1", "--sandbox", "bwrap")
+    done = cli(
+        str(path), "--seed", "3", "--no-report", "--timeout", str(scaled(1)), "--sandbox", "bwrap"
+    )
     assert done.returncode == 1, (done.stdout, done.stderr)
     assert "rms.values" in done.stdout and "grader error" not in done.stdout
 
@@ -554,7 +557,7 @@ def test_one_hanging_function_at_the_default_time_limit(tmp_path: Path) -> None:
     report = grade(path, seed=5, check_reports=False)
     elapsed = time.monotonic() - start
     assert report.blamed() == {"dot"}, failing(report)
-    assert elapsed < 15, elapsed
+    assert elapsed < scaled(15), elapsed
 
 
 def test_nothing_in_the_child_holds_an_expected_value(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from timelimits import scaled, slowness
 
 from grader.engine import safefs, sandbox
 
@@ -122,7 +123,7 @@ def test_sigterm_ends_the_grader_at_once_and_cleans_up(isolation: str, tmp_path:
     private.mkdir()
     env = dict(os.environ, TMPDIR=str(private))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "grader", str(module), "--no-report", "--timeout", "30"]
+        [sys.executable, "-m", "grader", str(module), "--no-report", "--timeout", str(scaled(30))]
         + ["--sandbox", isolation, "--seed", "4"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -147,7 +148,7 @@ def test_sigterm_ends_the_grader_at_once_and_cleans_up(isolation: str, tmp_path:
             proc.communicate()
     assert proc.returncode == 2, (out, err)
     assert "grader error" in out + err and "SIGTERM" in out + err
-    assert stopped < 5, stopped
+    assert stopped < scaled(5), stopped
     assert list(private.iterdir()) == []
 
 
@@ -179,11 +180,11 @@ def test_batch_reads_no_output_by_name(tmp_path: Path, monkeypatch: pytest.Monke
     private = tmp_path / "tmp"
     private.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(private))
-    opts = BatchOptions(seed=5, jobs=2, timeout=2.0, pool="thread")
+    opts = BatchOptions(seed=5, jobs=2, timeout=scaled(2.0), pool="thread")
     first = run_batch(root, out, opts)
     assert (out / "gradebook.csv").read_text().count("\n") == 6
     again = run_batch(
-        root, out, BatchOptions(seed=5, jobs=2, timeout=2.0, pool="thread", force=True)
+        root, out, BatchOptions(seed=5, jobs=2, timeout=scaled(2.0), pool="thread", force=True)
     )
     for result in (first, again):
         assert {r.id: r.status for r in result.rows} == dict.fromkeys(
@@ -209,7 +210,15 @@ def test_the_graders_environment_never_reaches_the_output(isolation: str, tmp_pa
     env = dict(os.environ, EMBED_GRADER_FAKE_TOKEN=token, TMPDIR=str(tmp_path))
     for fmt in ("json", "text"):
         done = subprocess.run(
-            [sys.executable, "-m", "grader", str(module), "--no-report", "--timeout", "2"]
+            [
+                sys.executable,
+                "-m",
+                "grader",
+                str(module),
+                "--no-report",
+                "--timeout",
+                str(scaled(2)),
+            ]
             + ["--sandbox", isolation, "--seed", "4", "--format", fmt],
             capture_output=True,
             text=True,
@@ -225,11 +234,10 @@ def test_the_graders_environment_never_reaches_the_output(isolation: str, tmp_pa
 def test_restarts_are_charged_to_the_function_that_forced_them(tmp_path: Path) -> None:
     """dot leaves the child tainted on every call: the restarts (a slow import each)
     use up dot's own time, its later calls are not run, and norm runs every call."""
+    factor = slowness()  # the imports and the limit slow down together
     module = tmp_path / "embed.py"
     module.write_text(
-        "import math, sys, time\n"
-        "time.sleep(0.2)\n"
-        "def dot(a, b):\n"
+        "import math, sys, time\n" + "time.sleep(%r)\n" % (0.2 * factor) + "def dot(a, b):\n"
         "    sys.setrecursionlimit(sys.getrecursionlimit() + 1)\n"
         "    return math.fsum(x * y for x, y in zip(a, b))\n"
         "def norm(v):\n"
@@ -240,7 +248,9 @@ def test_restarts_are_charged_to_the_function_that_forced_them(tmp_path: Path) -
         calls.append(sandbox.Call(2 * i, "dot", ([1.0, 2.0], [3.0, 4.0])))
         calls.append(sandbox.Call(2 * i + 1, "norm", ([3.0, 4.0],)))
     start = time.monotonic()
-    with sandbox.Sandbox(module, names=("dot", "norm"), timeout=0.5, max_seconds=60) as box:
+    with sandbox.Sandbox(
+        module, names=("dot", "norm"), timeout=scaled(0.5, factor), max_seconds=scaled(60, factor)
+    ) as box:
         assert box.load().ok
         out = box.run(calls)
         restarts = box.restarts
@@ -253,7 +263,7 @@ def test_restarts_are_charged_to_the_function_that_forced_them(tmp_path: Path) -
     assert spent and all(o.why == "budget_fn" for o in spent)
     # dot's budget is 4 time limits (2 s): about ten restarts of 0.2 s at most.
     assert restarts <= 20, restarts
-    assert elapsed < 15, elapsed
+    assert elapsed < scaled(15, factor), elapsed
 
 
 def test_the_time_cap_covers_restarts_and_spares_what_ran(tmp_path: Path) -> None:
@@ -263,10 +273,12 @@ def test_the_time_cap_covers_restarts_and_spares_what_ran(tmp_path: Path) -> Non
     start = time.monotonic()
     from grader import grade
 
-    report = grade(module, seed=2, check_reports=False, timeout=1.0, max_seconds=3.0)
+    report = grade(
+        module, seed=2, check_reports=False, timeout=scaled(1.0), max_seconds=scaled(3.0)
+    )
     elapsed = time.monotonic() - start
     assert not report.grader_error
-    assert elapsed < 9, elapsed
+    assert elapsed < scaled(9), elapsed
     spent = [c for c in report.checks if c.code == "budget_spent"]
     assert spent and all(c.status.value == "timeout" for c in spent)
     assert any(c.status.value == "pass" for c in report.checks)  # graded on what ran

@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from timelimits import scaled
 
 from mutants.operators import OPERATORS, mutants_of
 from mutants.run import (
@@ -201,7 +202,7 @@ def _grade(mutant_id: str, tmp_path: Path) -> Outcome:
     mutant = next(m for m in reference_mutants() if m.id == mutant_id)
     path = tmp_path / "embed.py"
     path.write_text(mutant.source, encoding="utf-8")
-    return grade_file(str(path), seed=1, timeout=3.0, ident=mutant_id)
+    return grade_file(str(path), seed=1, timeout=scaled(3.0), ident=mutant_id)
 
 
 def test_a_wrong_sum_is_killed(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from timelimits import scaled
 
 from grader import grade
 from grader.engine.results import CheckResult, Report, Status
@@ -109,8 +110,8 @@ def test_a_dot_that_never_returns_earns_nothing_on_the_reports(tmp_path: Path) -
     source = patched("def dot(a, b):\n", "def dot(a, b):\n    while True:\n        pass\n")
     path = submission(tmp_path, source)
     start = time.perf_counter()
-    report = grade(path, seed=8, timeout=1.0)
-    assert time.perf_counter() - start < 10
+    report = grade(path, seed=8, timeout=scaled(1.0))
+    assert time.perf_counter() - start < scaled(10)
     assert step8(report) == 0
     write = checks(report)["report.write"]
     assert write.code == "report.write.stopped"
@@ -273,9 +274,9 @@ def test_a_writer_that_writes_one_file(tmp_path: Path) -> None:
 def test_a_writer_that_hangs_costs_its_time_limit_only(tmp_path: Path) -> None:
     source = patched("    fields = measure()\n", "    while True:\n        pass\n")
     start = time.perf_counter()
-    report = grade(submission(tmp_path, source), seed=8, timeout=0.5)
+    report = grade(submission(tmp_path, source), seed=8, timeout=scaled(0.5))
     elapsed = time.perf_counter() - start
-    assert elapsed < 0.5 * reportstep.WRITER_TIMEOUTS + 10  # the rest of the grading too
+    assert elapsed < scaled(0.5 * reportstep.WRITER_TIMEOUTS + 10)  # the rest of the grading too
     write = checks(report)["report.write"]
     assert write.status is Status.TIMEOUT and step8(report) == 0
     assert report.score == 85
@@ -388,11 +389,11 @@ def test_calls_after_the_writer_get_a_new_child() -> None:
 def test_the_writer_stops_at_the_submissions_time_cap(tmp_path: Path) -> None:
     source = patched("    fields = measure()\n", "    while True:\n        pass\n")
     path = submission(tmp_path, source)
-    with Sandbox(path, timeout=1.0, max_seconds=3.0, **LAB) as box:
+    with Sandbox(path, timeout=scaled(1.0), max_seconds=scaled(3.0), **LAB) as box:
         assert box.load().ok
         start = time.monotonic()
         written = box.write_report(FILES, timeout=30.0)
-        assert written.kind == "budget" and time.monotonic() - start < 5.0
+        assert written.kind == "budget" and time.monotonic() - start < scaled(5.0)
         assert box.budget.spent["write_report"] > 0  # charged to the writer
         # Past the cap nothing more runs, and the writer is not started again.
         assert box.write_report(FILES, timeout=30.0).kind == "budget"
@@ -400,7 +401,9 @@ def test_the_writer_stops_at_the_submissions_time_cap(tmp_path: Path) -> None:
 
 def test_a_writer_past_the_time_cap_is_a_timeout_of_step_8(tmp_path: Path) -> None:
     source = patched("    fields = measure()\n", "    while True:\n        pass\n")
-    report = grade(submission(tmp_path, source), seed=8, timeout=0.5, max_seconds=4.0)
+    report = grade(
+        submission(tmp_path, source), seed=8, timeout=scaled(0.5), max_seconds=scaled(4.0)
+    )
     write = checks(report)["report.write"]
     assert write.code in ("report.write.budget", "report.write.timeout")
     assert write.status is Status.TIMEOUT and step8(report) == 0

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from timelimits import scaled
 
 from grader import grade
 from grader.engine import lab as labs
@@ -209,14 +210,14 @@ def test_answers_from_the_prepared_data_earn_nothing_with_the_full_grader(
         module.parent.mkdir()
         module.write_text(_replacing(prepared.folder, replay), encoding="utf-8")
         # A seed that is not one of the prepared runs', as for the grade that counts.
-        report = grade(module, seed=20261201, check_reports=True, timeout=10)
+        report = grade(module, seed=20261201, check_reports=True, timeout=scaled(10))
         assert report.grader_error == ""
         points[replay] = {c.id: c.points for c in report.checks}
         assert points[replay]["imports.load"] > 0
     assert points[True] == points[False]
     # The same module does replay the prepared answers: in the student edition it passes.
     module = tmp_path / "replay" / "embed.py"
-    replayed = grade(module, seed=0, check_reports=False, lab=SPEC, timeout=10)
+    replayed = grade(module, seed=0, check_reports=False, lab=SPEC, timeout=scaled(10))
     assert replayed.score > 50, json.dumps({c.id: c.points for c in replayed.checks})
 
 
