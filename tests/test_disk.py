@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from timelimits import scaled, slowness
 
 from grader import grade
 from grader.engine import sandbox
@@ -133,10 +134,17 @@ def test_a_classmate_does_not_pay_for_the_disk_another_fills(
     isolation = use_mode(mode, monkeypatch)
     root = tmp_path / "class"
     submission(root, "a_filler", "fill_disk")
+    # stretch's slow calls must use up its time on a busy machine too: they slow down
+    # with the limit.
+    factor = slowness()
+    filler = root / "a_filler" / "embed.py"
+    slow = filler.read_text().replace("_time.sleep(0.5)", "_time.sleep(%r)" % (0.5 * factor))
+    filler.write_text(slow)
     for name in ("b", "c", "d"):
         submission(root, name)
     with small_tmpdir(tmp_path, monkeypatch, "size=320m") as tmp:
-        opts = BatchOptions(seed=5, jobs=2, pool="thread", timeout=1.0, isolation=isolation)
+        limit = scaled(1.0, factor)
+        opts = BatchOptions(seed=5, jobs=2, pool="thread", timeout=limit, isolation=isolation)
         result = run_batch(root, tmp_path / "out", opts)
         left = list(tmp.iterdir())
         mounted = mounts_below(tmp)
@@ -158,7 +166,9 @@ def test_the_share_is_the_submissions_own_fault_in_words(
     module = tmp_path / "embed.py"
     module.write_text((ROOT / "embed.py").read_text() + (HOSTILE / "fill_disk.py").read_text())
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    report = grade(module, seed=3, timeout=1.0, max_seconds=3.0, check_reports=False)
+    report = grade(
+        module, seed=3, timeout=scaled(1.0), max_seconds=scaled(3.0), check_reports=False
+    )
     [first] = [c for c in report.checks if c.code == "disk_spent"][:1]
     assert first.function == "dot"
     assert "64 MiB" in first.message and "share of disk" in first.message
@@ -182,7 +192,7 @@ def test_a_writer_that_passes_its_share_is_stopped(tmp_path: Path) -> None:
     )
     for n in REPORTS:
         shutil.copyfile(ROOT / "reference" / n, tmp_path / n)
-    report = grade(module, seed=3, timeout=2.0)
+    report = grade(module, seed=3, timeout=scaled(2.0))
     [write] = [c for c in report.checks if c.id == "report.write"]
     assert write.code == "report.write.disk", write.message
     assert not report.grader_error
@@ -244,7 +254,7 @@ def test_a_batch_keeps_no_row_the_machine_spoiled(
     for name in ("a", "b"):
         submission(root, name)
     out = tmp_path / "out"
-    opts = BatchOptions(seed=5, jobs=2, pool="thread", timeout=2.0, isolation="process")
+    opts = BatchOptions(seed=5, jobs=2, pool="thread", timeout=scaled(2.0), isolation="process")
     with small_tmpdir(tmp_path, monkeypatch, "size=4m,nr_inodes=64") as tmp:
         fill_inodes(tmp, leave=1)  # the batch's own scratch folder takes the last one
         result = run_batch(root, out, opts)
@@ -289,7 +299,7 @@ def test_a_disk_filled_from_outside_while_grading_is_not_charged(
     shutil.copyfile(ROOT / "embed.py", module)
     with small_tmpdir(tmp_path, monkeypatch, "size=80m"):
         with pytest.raises(MachineFault) as caught:
-            grade(module, seed=3, timeout=2.0)
+            grade(module, seed=3, timeout=scaled(2.0))
     assert caught.value.resource == "disk" and filled
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from timelimits import scaled
 
 from grader.engine.expect import Returns
 from grader.labs.embed.contract import NAMES
@@ -280,6 +281,8 @@ def test_the_wheel_grades_without_fcntl_resource_pwd_or_proc(site: Path, tmp_pat
         source.replace("def dot(a, b):", "def dot(a, b):\n    while True:\n        pass\n", 1),
         encoding="utf-8",
     )
-    done, result = _grade(site, tmp_path, hang, "--no-report", "--timeout", "2", blocked=True)
+    done, result = _grade(
+        site, tmp_path, hang, "--no-report", "--timeout", str(scaled(2)), blocked=True
+    )
     dot = [c for c in result["checks"] if c["id"] == "dot.values"]
     assert dot and dot[0]["status"] == "timeout", done.stderr[-2000:]
