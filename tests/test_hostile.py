@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from timelimits import scaled
+from timelimits import scaled, slowness
 
 from grader import grade
 from grader.engine import procfs, safefs, sandbox
@@ -119,6 +119,8 @@ def hostile_module(name: str, where: Path) -> Path:
     attack = (HOSTILE / (name + ".py")).read_text()
     for old, new in zip(MARKS, _marks()):
         attack = attack.replace(old, new)
+    # Slow calls meant to use up a function's time slow down with the scaled limit.
+    attack = attack.replace("_time.sleep(0.5)", "_time.sleep(%r)" % (0.5 * slowness()))
     path.write_text(REFERENCE.read_text() + "\n\n" + attack)
     return path
 
@@ -400,12 +402,12 @@ def test_report_attack(
     hand_in_reports(path)
     monkeypatch.setattr(tempfile, "tempdir", str(private))
     start = time.monotonic()
-    report = grade(path, seed=11, timeout=1.0, isolation=mode)
+    report = grade(path, seed=11, timeout=scaled(1.0), isolation=mode)
     elapsed = time.monotonic() - start
     assert not report.grader_error, report.grader_error
     assert report_failures(report) == REPORT_ATTACKS[name], json.dumps(failing(report), indent=1)
     assert report.max_score == 100
-    assert elapsed < 20, elapsed
+    assert elapsed < scaled(20), elapsed
     assert list(private.iterdir()) == []
 
 
@@ -417,7 +419,7 @@ def test_report_attacks_in_a_batch(tmp_path: Path) -> None:
         folder = tmp_path / "class" / name
         folder.mkdir(parents=True)
         hand_in_reports(hostile_module(name, folder))
-    opts = BatchOptions(seed=11, jobs=2, timeout=1.0, pool="thread", force=True)
+    opts = BatchOptions(seed=11, jobs=2, timeout=scaled(1.0), pool="thread", force=True)
     rows = run_batch(tmp_path / "class", tmp_path / "out", opts).rows
     assert {r.id: (r.status, r.max) for r in rows} == {
         name: ("graded", 100.0) for name in REPORT_ATTACKS
