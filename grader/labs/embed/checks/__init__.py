@@ -27,6 +27,8 @@ from grader.labs.embed.checks.registry import CHECKS, check, ret
 from grader.labs.embed.contract import BY_NAME
 from grader.labs.embed.expect import Multiplies, Ranks
 
+course.register()
+
 __all__ = [
     "CHECKS",
     "Case",
