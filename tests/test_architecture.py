@@ -100,3 +100,9 @@ def test_every_package_says_what_lives_there(path: Path) -> None:
     doc = ast.get_docstring(ast.parse(path.read_text("utf-8")))
     assert doc and len(doc.split()) >= 8, "%s has no docstring worth the name" % path
     assert "import" in doc, "%s does not say what its modules may import" % path
+
+
+def test_expect_and_lab_do_not_import_each_other() -> None:
+    engine = PACKAGE / "engine"
+    assert "grader.engine.lab" not in imported(engine / "expect.py")
+    assert "grader.engine.expect" in imported(engine / "lab.py")

@@ -19,7 +19,7 @@ from grader.engine.results import Status
 
 if TYPE_CHECKING:
     from grader.engine.compare import Mismatch
-    from grader.engine.lab import Hints
+    from grader.engine.hints import Hints
     from grader.engine.sandbox import Outcome
 
 

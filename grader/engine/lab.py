@@ -20,39 +20,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from grader.engine.contract import Name
 from grader.engine.expect import Case, Check
+from grader.engine.hints import Hints
 
 if TYPE_CHECKING:
     from grader.engine.results import Status
     from grader.engine.sandbox import Call, Outcome, Written
 
 DEFAULT = "embed"
-
-
-class Hints:
-    """The known mistakes that give an outcome: their message codes, in the lab's order.
-
-    A lab that knows its students' usual mistakes overrides these.  Each method
-    lists every mistake that, run on these very arguments, gives this very outcome
-    (the value and its type, or the exception); the engine shows one only when it
-    does so for every failing case of a check.  A hint never changes a verdict.
-    """
-
-    def explain(self, fn: str, args: tuple[Any, ...], got: Any) -> list[str]:
-        """The mistakes that answer ``got``."""
-        return []
-
-    def explain_raised(self, fn: str, args: tuple[Any, ...], exc: str) -> list[str]:
-        """The mistakes that raise ``exc`` (a call that raised where it should have
-        answered, or raised another exception than the one due)."""
-        return []
-
-    def explain_no_raise(self, fn: str, args: tuple[Any, ...], got: Any) -> list[str]:
-        """The mistakes that answer ``got`` where an exception was due."""
-        return []
-
-    def guess_mutated(self, fn: str) -> str | None:
-        """For a call that changed its arguments."""
-        return "hint.inputs"
 
 
 class Finding(Protocol):
