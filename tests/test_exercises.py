@@ -378,3 +378,19 @@ def test_what_the_readmes_say_of_the_global_random_module_is_true(filename: str)
     assert "random.seed(seed)" in step1 and "random.random()" in step1
     assert not re.search(r"global `random` module\) gives different", step1)
     assert "전역 `random` 모듈)로 채우면" not in step1 and "使用全局 `random` 模块）" not in step1
+
+
+def test_the_instructions_allow_headings_of_ones_own_in_the_markdown_report():
+    """The report check lets other headings stand beside the five (the corpus's
+    student_style report has one), so no instruction may call the five the only ones."""
+    own = {
+        "README.md": "headings of your own may come before, between or after them",
+        "README.ko.md": "직접 단 제목이 있어도 되며",
+        "README.zh.md": "可以有你自己的标题",
+    }
+    for name, sentence in own.items():
+        text = (ROOT / "exercises" / name).read_text(encoding="utf-8")
+        assert sentence in text.replace("\n", " "), name
+        assert "exactly these five `##`" not in text and "恰好含以下五个" not in text, name
+    student_style = ROOT / "tests" / "corpus" / "reports" / "student_style" / "embed_report.md"
+    assert "## Appendix" in student_style.read_text(encoding="utf-8")
