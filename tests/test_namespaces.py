@@ -1,0 +1,92 @@
+"""After every call the child looks for changes to the modules it watches.  Where
+the interpreter keeps a version number in each dict (CPython 3.6-3.13, PEP 509)
+the child reads it and compares a namespace object by object only when its
+version moved; elsewhere it compares every namespace after every call.  Both ways
+must see the same changes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from grader.engine.sandbox import CHILD
+
+PYENV = Path(os.environ.get("PYENV_ROOT", "/root/.pyenv")) / "versions"
+VERSIONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13")
+
+
+def _python(version: str) -> str | None:
+    if version == "%d.%d" % sys.version_info[:2]:
+        return sys.executable
+    found = sorted(PYENV.glob("%s.*/bin/python%s" % (version, version)))
+    return str(found[-1]) if found else None
+
+
+# Runs the child's program as a module (its main() is not called) and drives the
+# watch of one Child by hand; prints one line per step.
+DRIVER = textwrap.dedent(
+    """
+    import builtins, json, math, sys
+    g = {"__name__": "child_program"}
+    exec(compile(SOURCE, "<string>", "exec"), g)
+    g["_shield"]()  # as main() does: the child's own builtins
+    if BLOCK:
+        g["_VERSIONS"] = None
+    child = g["Child"](None, 1)
+    child.watch({"math": math, "json": json})
+    print("reader|" + str(g["_VERSIONS"] is not None))
+    sqrt, length = math.sqrt, len
+
+    def step(name, change, undo):
+        change()
+        print(name + "|" + str(child.left_behind()))
+        undo()
+        child.watch({"math": math, "json": json})
+
+    step("nothing", lambda: None, lambda: None)
+    step("same object", lambda: setattr(math, "sqrt", sqrt), lambda: None)
+    step("set and set back", lambda: (setattr(math, "sqrt", abs), setattr(math, "sqrt", sqrt)),
+         lambda: None)
+    step("replace", lambda: setattr(math, "sqrt", abs), lambda: setattr(math, "sqrt", sqrt))
+    step("add", lambda: setattr(math, "marker", 1), lambda: delattr(math, "marker"))
+    step("remove", lambda: delattr(math, "tau"), lambda: setattr(math, "tau", 2 * math.pi))
+    step("item", lambda: vars(json).__setitem__("dumps", repr),
+         lambda: vars(json).__setitem__("dumps", json.JSONEncoder().encode))
+    step("update", lambda: vars(builtins).update(len=abs), lambda: vars(builtins).update(len=length))
+    step("setdefault", lambda: vars(sys).setdefault("marker", 1), lambda: vars(sys).pop("marker"))
+    step("rename", lambda: vars(math).__setitem__("root", vars(math).pop("sqrt")),
+         lambda: vars(math).__setitem__("sqrt", vars(math).pop("root")))
+    """
+)
+
+
+def _drive(python: str, block: bool) -> dict[str, str]:
+    source = CHILD.read_text(encoding="utf-8")
+    program = "SOURCE = %r\nBLOCK = %r\n%s" % (source, block, DRIVER)
+    done = subprocess.run(
+        [python, "-I", "-S", "-B", "-c", program], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return dict(line.split("|", 1) for line in done.stdout.splitlines())
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("block", [False, True], ids=["versions", "every-item"])
+def test_every_change_to_a_watched_module_is_seen(version: str, block: bool) -> None:
+    python = _python(version)
+    if python is None:
+        pytest.skip("no Python %s on this machine" % version)
+    said = _drive(python, block)
+    # On CPython 3.8-3.13 the version numbers are read: the fast way is the one tested.
+    assert said.pop("reader") == str(not block)
+    changed = {k for k, v in said.items() if v != "None"}
+    assert changed == {"replace", "add", "remove", "item", "update", "setdefault", "rename"}
+    assert said["replace"] == "it changed the module math"
+    assert said["item"] == "it changed the module json"
+    assert said["update"] == "it changed the module builtins"
+    assert said["setdefault"] == "it changed the module sys"
