@@ -261,6 +261,19 @@ def pack_rows(rows, cols):
     return packed
 
 
+_PACKED = ("f64", "f64rows")
+
+
+def _packed_text(packed):
+    """The JSON text of what pack or pack_rows made (base64 and an int: nothing to escape)."""
+    cols = packed.get("cols")
+    return '{"$":"%s","v":"%s"%s}' % (
+        packed["$"],
+        packed["v"],
+        "" if cols is None else ',"cols":%d' % cols,
+    )
+
+
 def unpack_rows(text, cols):
     flat = unpack(text)
     return [flat[i : i + cols] for i in range(0, len(flat), cols)]
@@ -1193,9 +1206,16 @@ class Child(object):
         try:
             # Every item costs at least two bytes on the line: past max_line // 2 items
             # the answer is cut before it is packed.
-            answer["value"] = Encoder(min(MAX_ITEMS, max_line // 2)).encode(value)
+            encoded = Encoder(min(MAX_ITEMS, max_line // 2)).encode(value)
             del value
-            line = _dumps(answer)
+            if type(encoded) is dict and encoded.get("$") in _PACKED:
+                # Packed doubles are base64 text, which needs no escaping: the line
+                # is put together here rather than scanned by the encoder.
+                line = _dumps(answer)[:-1] + ',"value":' + _packed_text(encoded) + "}"
+            else:
+                answer["value"] = encoded
+                line = _dumps(answer)
+            del encoded
         except BaseException:
             line = None
         if line is None or len(line) >= max_line:

@@ -13,6 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from grader.engine.sandbox.pipe import Died, Pipe, pollable
+
+try:
+    import zlib
+except ImportError:  # an interpreter built without it: the code travels as it is
+    zlib = None  # type: ignore[assignment]
 from grader.engine.sandbox.records import SandboxError
 
 CHILD = Path(__file__).parent.with_name("_child.py")
@@ -104,7 +109,17 @@ def compiled_program(path: Path) -> str:
         code = _renamed(loaded, "<string>")
     else:
         code = compile(source, "<string>", "exec", dont_inherit=True)
-    packed = binascii.b2a_base64(marshal.dumps(code), newline=False).decode("ascii")
-    program = "%s\nimport binascii, marshal\nexec(marshal.loads(binascii.a2b_base64('%s')))\n"
-    program %= (CHILD_TAG, packed)
+    data = marshal.dumps(code)
+    unpack = "marshal.loads(binascii.a2b_base64('%s'))"
+    if zlib is not None:
+        # Compressed, the argument is less than half as long: the interpreter decodes
+        # it from the locale at every start, and it stays far below MAX_ARGUMENT.
+        data = zlib.compress(data, 9)
+        unpack = "marshal.loads(zlib.decompress(binascii.a2b_base64('%s')))"
+    packed = binascii.b2a_base64(data, newline=False).decode("ascii")
+    program = "%s\nimport binascii, marshal%s\nexec(%s)\n" % (
+        CHILD_TAG,
+        "" if zlib is None else ", zlib",
+        unpack % packed,
+    )
     return program if len(program) < MAX_ARGUMENT else source
