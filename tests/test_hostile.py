@@ -49,6 +49,7 @@ ATTACKS: dict[str, tuple[set[str], set[str]]] = {
     "patch_modules": (set(), {"stretch"}),
     "patch_at_import": (set(), set()),
     "patch_with_liars": (set(), {"stretch"}),
+    "decoy_modules": (set(), {"stretch"}),
     "fake_output": ({"norm"}, set()),
     "scavenger": ({"cosine", "rms", "logits"}, set()),
     "import_grader": ({"imports", "norm"}, set()),

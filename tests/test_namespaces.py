@@ -61,6 +61,17 @@ DRIVER = textwrap.dedent(
     step("setdefault", lambda: vars(sys).setdefault("marker", 1), lambda: vars(sys).pop("marker"))
     step("rename", lambda: vars(math).__setitem__("root", vars(math).pop("sqrt")),
          lambda: vars(math).__setitem__("sqrt", vars(math).pop("root")))
+
+    # Modules of the student's own that are named like watched ones hide nothing.
+    decoys = {"math": math, "a": type(math)("math"), "b": type(math)("builtins")}
+    child.watch(decoys)
+    setattr(math, "marker", 1)
+    print("decoy math|" + str(child.left_behind()))
+    delattr(math, "marker")
+    child.watch(decoys)
+    vars(builtins).update(len=abs)
+    print("decoy builtins|" + str(child.left_behind()))
+    vars(builtins).update(len=length)
     """
 )
 
@@ -85,8 +96,13 @@ def test_every_change_to_a_watched_module_is_seen(version: str, block: bool) -> 
     # On CPython 3.8-3.13 the version numbers are read: the fast way is the one tested.
     assert said.pop("reader") == str(not block)
     changed = {k for k, v in said.items() if v != "None"}
-    assert changed == {"replace", "add", "remove", "item", "update", "setdefault", "rename"}
+    assert changed == {"replace", "add", "remove", "item", "update", "setdefault", "rename"} | {
+        "decoy math",
+        "decoy builtins",
+    }
     assert said["replace"] == "it changed the module math"
     assert said["item"] == "it changed the module json"
     assert said["update"] == "it changed the module builtins"
     assert said["setdefault"] == "it changed the module sys"
+    assert said["decoy math"] == "it changed the module math"
+    assert said["decoy builtins"] == "it changed the module builtins"

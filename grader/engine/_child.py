@@ -1076,22 +1076,24 @@ class Child(object):
         """Remember the state a call must leave as it found it (see left_behind)."""
         self.recursion = _getrecursionlimit()
         self.threads = _threads()
-        spaces = {"builtins": builtins.__dict__}
+        # By the dict itself, not by name: a module of the student's own named "math"
+        # must not take the place of the real one.
+        spaces = {id(builtins.__dict__): ("builtins", builtins.__dict__)}
         modules = sys.modules
         for name in _WATCHED:
             m = modules.get(name)
             if type(m) is types.ModuleType:
-                spaces[name] = m.__dict__
+                spaces.setdefault(id(m.__dict__), (name, m.__dict__))
         try:
             for v in list(dict.values(space)):
                 if type(v) is types.ModuleType:
-                    spaces[_NAME_OF_MODULE(v)] = v.__dict__
+                    spaces.setdefault(id(v.__dict__), (_NAME_OF_MODULE(v), v.__dict__))
         except BaseException:
             pass
         # Keys and values are remembered and compared by identity: == would ask the
         # objects a student put there, which may claim to equal anything.
         self.watched = [
-            [name, d, tuple(d), tuple(dict.values(d)), None, None] for name, d in spaces.items()
+            [name, d, tuple(d), tuple(dict.values(d)), None, None] for name, d in spaces.values()
         ]
         if _VERSIONS is not None:
             get, reader = _VERSIONS
