@@ -10,6 +10,7 @@ receives inputs and sends back what the student's code made of them.
 # Only what the child needs, and nothing that pulls in more: the interpreter starts
 # once per submission (importlib.util would add contextlib, signal its enums).
 import _signal
+import _struct
 import _thread
 import array
 import binascii
@@ -82,6 +83,7 @@ _READ_FLAGS = (
 )
 _perf = time.perf_counter
 _array = array.array
+_Struct = _struct.Struct
 _b2a = binascii.b2a_base64
 _a2b = binascii.a2b_base64
 _isfinite = math.isfinite
@@ -237,12 +239,22 @@ def _float(x):
     return {"$": "float", "v": "inf" if x > 0 else "-inf"}
 
 
+_PACKERS = {}  # type: dict[int, Any]
+
+
+def _packer(n):
+    """struct's packing of n little-endian doubles: several times faster than an
+    array made from a list (which converts each item as an argument)."""
+    packer = _PACKERS.get(n)
+    if packer is None:
+        packer = _PACKERS[n] = _Struct("<%dd" % n).pack
+    return packer
+
+
 def pack(floats):
     """A list of floats as little-endian IEEE doubles in base64: fast and bit-exact."""
-    a = _array("d", floats)
-    if _BIG_ENDIAN:
-        a.byteswap()
-    return {"$": "f64", "v": _b2a(a.tobytes(), newline=False).decode("ascii")}
+    data = _packer(len(floats))(*floats)
+    return {"$": "f64", "v": _b2a(data, newline=False).decode("ascii")}
 
 
 def unpack(text):
@@ -255,10 +267,9 @@ def unpack(text):
 
 def pack_rows(rows, cols):
     """A table of floats (exact lists of one width) as one run of packed doubles."""
-    packed = pack(_chain(rows))
-    packed["$"] = "f64rows"
-    packed["cols"] = cols
-    return packed
+    row = _packer(cols)
+    data = b"".join([row(*r) for r in rows])
+    return {"$": "f64rows", "v": _b2a(data, newline=False).decode("ascii"), "cols": cols}
 
 
 _PACKED = ("f64", "f64rows")

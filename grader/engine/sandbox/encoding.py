@@ -3,14 +3,14 @@ packed doubles, and how many bytes an answer may take."""
 
 from __future__ import annotations
 
-import array
 import binascii
+import functools
 import itertools
 import json
 import math
-import sys
+import struct
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from grader.engine.sandbox.limits import MAX_LINE, MIN_ANSWER
@@ -44,24 +44,29 @@ def answer_limit(expected: Any) -> int:
 _NUMBERS = frozenset((float, int, bool))
 _FLOATS = {float}
 _LISTS = {list}
-_BIG_ENDIAN = sys.byteorder == "big"
 PACK_FROM = 8  # lists of at least this many floats travel as packed doubles
 
 
-def pack(floats: Iterable[float]) -> dict[str, Any]:
+@functools.lru_cache(maxsize=256)
+def _packer(n: int) -> Callable[..., bytes]:
+    """struct's packing of n little-endian doubles: several times faster than an
+    array made from a list, which converts each item as an argument."""
+    return struct.Struct("<%dd" % n).pack
+
+
+def _base64(data: bytes) -> str:
+    return binascii.b2a_base64(data, newline=False).decode("ascii")
+
+
+def pack(floats: Sequence[float]) -> dict[str, Any]:
     """A list of floats as little-endian IEEE doubles in base64: fast and bit-exact."""
-    a = array.array("d", floats)
-    if _BIG_ENDIAN:
-        a.byteswap()
-    return {"$": "f64", "v": binascii.b2a_base64(a.tobytes(), newline=False).decode("ascii")}
+    return {"$": "f64", "v": _base64(_packer(len(floats))(*floats))}
 
 
 def pack_rows(rows: list[list[float]], cols: int) -> dict[str, Any]:
     """A table of floats (rows of one width) as one run of packed doubles."""
-    packed = pack(itertools.chain.from_iterable(rows))
-    packed["$"] = "f64rows"
-    packed["cols"] = cols
-    return packed
+    row = _packer(cols)
+    return {"$": "f64rows", "v": _base64(b"".join([row(*r) for r in rows])), "cols": cols}
 
 
 def _finite(values: list[Any]) -> bool:

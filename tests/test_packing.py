@@ -1,0 +1,64 @@
+"""Packed doubles, both ways: bit-exact for every double (NaN payloads, -0.0,
+subnormals, infinities), in the parent's encoder and in the child's."""
+
+from __future__ import annotations
+
+import array
+import binascii
+import json
+import struct
+import sys
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader.engine.sandbox import CHILD, encoding
+from grader.engine.wire import decode
+
+CHILD_SPACE: dict[str, Any] = {"__name__": "child_program"}
+exec(compile(CHILD.read_text(encoding="utf-8"), "<string>", "exec"), CHILD_SPACE)
+
+# Any 64 bits are a double: NaNs with every payload and sign among them.
+DOUBLES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True),
+    st.binary(min_size=8, max_size=8).map(lambda b: struct.unpack("<d", b)[0]),
+)
+
+
+def _memory(floats: list[float]) -> bytes:
+    """The doubles as they lie in memory, little-endian: what packing must give."""
+    a = array.array("d", floats)
+    if sys.byteorder == "big":
+        a.byteswap()
+    return a.tobytes()
+
+
+def _unbase64(packed: dict[str, Any]) -> bytes:
+    return binascii.a2b_base64(packed["v"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(DOUBLES, min_size=0, max_size=40))
+def test_a_list_packs_to_its_bits_on_both_sides(floats: list[float]) -> None:
+    for pack in (encoding.pack, CHILD_SPACE["pack"]):
+        packed = pack(floats)
+        assert packed["$"] == "f64"
+        assert _unbase64(packed) == _memory(floats)
+    back = decode(json.dumps(encoding.pack(floats)))
+    assert _memory(back) == _memory(floats)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 6).flatmap(lambda w: st.lists(st.lists(DOUBLES, min_size=w, max_size=w))))
+def test_a_table_packs_row_after_row(rows: list[list[float]]) -> None:
+    if not rows:
+        return
+    cols = len(rows[0])
+    flat = [x for r in rows for x in r]
+    for pack_rows in (encoding.pack_rows, CHILD_SPACE["pack_rows"]):
+        packed = pack_rows(rows, cols)
+        assert packed["$"] == "f64rows" and packed["cols"] == cols
+        assert _unbase64(packed) == _memory(flat)
+    back = decode(json.dumps(encoding.pack_rows(rows, cols)))
+    assert [_memory(r) for r in back] == [_memory(r) for r in rows]
