@@ -16,7 +16,9 @@ with the most own time are printed (the profiler inflates small, frequent calls)
 With ``--instructions`` each child's program is also replayed once under valgrind's
 cachegrind, which counts the instructions it executes: unlike times, the count does
 not change with the load of the machine, so two versions of the child compare
-exactly (``--against``).
+exactly (``--against``).  With ``--own`` the module's own work is counted the same
+way without the child: the run's calls made on copies of their arguments in a plain
+interpreter, and the report writer, so that what the grader adds can be told apart.
 ``--python EXE`` replays with another interpreter (3.8 or newer), ``--child FILE``
 with another version of the child's program (to compare two of them).  It asserts nothing
 about time.
@@ -222,6 +224,90 @@ def instructions(python: str, messages: list[bytes], program: str) -> int | None
     return int(found.group(1).replace(b",", b"")) if found else None
 
 
+# The module's own work, without the child: the run message decoded and each call's
+# arguments copied as the child does it, then (MODE "calls") every call made, the
+# first of each pair included, and (MODE "all") the report writer run besides.
+OWN = """
+import importlib.util, json, os, sys
+g = {"__name__": "child_program"}
+exec(compile(open(CHILD).read(), "<string>", "exec"), g)
+spec = importlib.util.spec_from_file_location("embed", MODULE)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+run = json.JSONDecoder(object_hook=g["_hook"]).decode(open(RUN).read())
+plans = {}  # as the child keeps them: one per shared value
+
+
+def copied(values):
+    out = []
+    for a in values:
+        if type(a) is g["_Ref"]:
+            if a.name not in plans:
+                plans[a.name] = g["plan"](run["values"][a.name])
+            plan, a = plans[a.name], run["values"][a.name]
+        else:
+            plan = g["plan"](a)
+        out.append(a if plan is None else plan(a))
+    return out
+
+
+for call in run["calls"]:
+    fn = getattr(module, call["fn"])
+    given = [copied(call["args"])]
+    if call.get("before") is not None:
+        given.insert(0, copied(call["before"]))
+    if MODE == "none":
+        continue
+    for args in given:
+        try:
+            fn(*args)
+        except BaseException:
+            pass
+if MODE == "all":
+    os.mkdir("report")
+    module.write_report("report")
+"""
+
+
+def own_instructions(python: str, messages: list[bytes], child: Path) -> dict[str, int | None]:
+    """Instructions of OWN in each mode, counted by cachegrind."""
+    out: dict[str, int | None] = {}
+    run = [m for m in messages if json.loads(m).get("op") == "run"][0]
+    for mode in ("none", "calls", "all"):
+        if shutil.which("valgrind") is None:
+            out[mode] = None
+            continue
+        with tempfile.TemporaryDirectory(prefix="bench-child-own-") as tmp:
+            module = os.path.join(tmp, "embed.py")
+            shutil.copyfile(REFERENCE, module)
+            with open(os.path.join(tmp, "run"), "wb") as f:
+                f.write(run)
+            code = "CHILD = %r\nMODULE = %r\nRUN = %r\nMODE = %r\n%s" % (
+                str(child),
+                module,
+                os.path.join(tmp, "run"),
+                mode,
+                OWN,
+            )
+            proc = subprocess.run(
+                [
+                    "valgrind",
+                    "--tool=cachegrind",
+                    "--cache-sim=no",
+                    "--cachegrind-out-file=/dev/null",
+                ]
+                + [os.path.realpath(python), "-I", "-S", "-B", "-c", code],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                cwd=tmp,
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": tmp},
+                check=False,
+            )
+        found = re.search(rb"I\s+refs:\s+([\d,]+)", proc.stderr)
+        out[mode] = int(found.group(1).replace(b",", b"")) if found else None
+    return out
+
+
 def programs(python: str, child: Path) -> tuple[str, str]:
     """The -c argument as the sandbox builds it for this interpreter, and the harness."""
     sandbox_child.CHILD = child
@@ -257,6 +343,9 @@ def main() -> None:
     ap.add_argument("--child", type=Path, default=sandbox_program.CHILD, help="the child's program")
     ap.add_argument(
         "--against", type=Path, help="another child's program, replayed in turn with --child"
+    )
+    ap.add_argument(
+        "--own", action="store_true", help="count the module's own instructions (valgrind)"
     )
     args = ap.parse_args()
     children = [args.child.resolve()]
@@ -294,6 +383,17 @@ def main() -> None:
                 count = instructions(args.python, part, programs(args.python, child)[0])
                 shown = "valgrind is not installed" if count is None else "{:,}".format(count)
                 print("  instructions, %-20s %s" % (what, shown))
+    if args.own:
+        counts = own_instructions(args.python, messages, children[0])
+        if None in counts.values():
+            print("\nthe module's own instructions: valgrind is not installed or failed")
+        else:
+            calls_own = counts["calls"] - counts["none"]  # type: ignore[operator]
+            report_own = counts["all"] - counts["calls"]  # type: ignore[operator]
+            print("\nthe module's own instructions, without the child:")
+            print("  %-34s {:,}".format(calls_own) % "its functions, on the run's calls")
+            print("  %-34s {:,}".format(report_own) % "its report writer")
+            print("  %-34s {:,}".format(calls_own + report_own) % "in all")
     if args.profile:
         programs(args.python, children[0])
         with tempfile.TemporaryDirectory(prefix="bench-child-prof-") as tmp:
