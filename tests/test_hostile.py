@@ -50,6 +50,8 @@ ATTACKS: dict[str, tuple[set[str], set[str]]] = {
     "patch_at_import": (set(), set()),
     "patch_with_liars": (set(), {"stretch"}),
     "decoy_modules": (set(), {"stretch"}),
+    "module_class": (set(), {"stretch"}),
+    "module_replaced": (set(), {"stretch"}),
     "fake_output": ({"norm"}, set()),
     "scavenger": ({"cosine", "rms", "logits"}, set()),
     "import_grader": ({"imports", "norm"}, set()),

@@ -31,7 +31,7 @@ def _python(version: str) -> str | None:
 # watch of one Child by hand; prints one line per step.
 DRIVER = textwrap.dedent(
     """
-    import builtins, json, math, sys
+    import builtins, json, math, sys, types
     g = {"__name__": "child_program"}
     exec(compile(SOURCE, "<string>", "exec"), g)
     g["_shield"]()  # as main() does: the child's own builtins
@@ -72,6 +72,24 @@ DRIVER = textwrap.dedent(
     vars(builtins).update(len=abs)
     print("decoy builtins|" + str(child.left_behind()))
     vars(builtins).update(len=length)
+    child.watch({"math": math, "json": json})
+
+    # Changes that leave every dict as it was: another class, another module in sys.modules.
+    class Other(types.ModuleType):
+        pass
+
+    module, other = types.ModuleType, types.ModuleType("json")
+    step("class", lambda: setattr(math, "__class__", Other), lambda: setattr(math, "__class__", module))
+    step("replaced", lambda: sys.modules.update(json=other), lambda: sys.modules.update(json=json))
+    step("dropped", lambda: sys.modules.pop("json"), lambda: sys.modules.update(json=json))
+
+    # What an import may rebind before the watch starts does not blind it.
+    modules, sys.modules, types.ModuleType = sys.modules, {}, object
+    child.watch({})
+    sys.modules, types.ModuleType = modules, module
+    json.marker = 1
+    print("rebound|" + str(child.left_behind()))
+    del json.marker
     """
 )
 
@@ -99,6 +117,10 @@ def test_every_change_to_a_watched_module_is_seen(version: str, block: bool) -> 
     assert changed == {"replace", "add", "remove", "item", "update", "setdefault", "rename"} | {
         "decoy math",
         "decoy builtins",
+        "class",
+        "replaced",
+        "dropped",
+        "rebound",
     }
     assert said["replace"] == "it changed the module math"
     assert said["item"] == "it changed the module json"
@@ -106,3 +128,5 @@ def test_every_change_to_a_watched_module_is_seen(version: str, block: bool) -> 
     assert said["setdefault"] == "it changed the module sys"
     assert said["decoy math"] == "it changed the module math"
     assert said["decoy builtins"] == "it changed the module builtins"
+    assert said["class"] == "it changed the module math"
+    assert said["replaced"] == said["dropped"] == said["rebound"] == "it changed the module json"

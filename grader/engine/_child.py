@@ -52,6 +52,7 @@ _CONTAINERS = frozenset((list, tuple, dict))
 _NONE = type(None)
 _ONLY_LISTS = {list}
 _chain = itertools.chain.from_iterable
+_repeat = itertools.repeat
 
 # What the tracing wrappers and the counting floats write to, reset for every call.
 # _TRACE holds the contract functions called, in the order of their first call.
@@ -94,6 +95,8 @@ _threads = _thread._count
 _gettrace = sys.gettrace
 _getprofile = sys.getprofile
 _getrecursionlimit = sys.getrecursionlimit
+_MODULES = sys.modules  # the interpreter's own, even if sys.modules is bound to another
+_MODULE = types.ModuleType
 _getitimer = getattr(_signal, "getitimer", None)
 _setitimer = getattr(_signal, "setitimer", None)
 _ITIMERS = tuple(
@@ -995,6 +998,7 @@ class Child(object):
         self.max_line = 64 << 20
         # [name, namespace, keys, values, version reader, version]: checked after every call
         self.watched = []
+        self.modules = []  # (name, module, its key in sys.modules or None)
         self.recursion = _getrecursionlimit()
         self.threads = 0
         self.printing = {}  # functions whose printed output was sent already
@@ -1089,23 +1093,37 @@ class Child(object):
         self.threads = _threads()
         # By the dict itself, not by name: a module of the student's own named "math"
         # must not take the place of the real one.
-        spaces = {id(builtins.__dict__): ("builtins", builtins.__dict__)}
-        modules = sys.modules
+        spaces = {id(builtins.__dict__): ("builtins", builtins)}
+        listed = _listed()
         for name in _WATCHED:
-            m = modules.get(name)
-            if type(m) is types.ModuleType:
-                spaces.setdefault(id(m.__dict__), (name, m.__dict__))
+            m = listed.get(name)
+            if type(m) is _MODULE:
+                spaces.setdefault(id(m.__dict__), (name, m))
         try:
             for v in list(dict.values(space)):
-                if type(v) is types.ModuleType:
-                    spaces.setdefault(id(v.__dict__), (_NAME_OF_MODULE(v), v.__dict__))
+                if type(v) is _MODULE:
+                    spaces.setdefault(id(v.__dict__), (_NAME_OF_MODULE(v), v))
         except BaseException:
             pass
+        # A later import must find these very modules, of the class they have now: a
+        # module of another class answers other things from the same dict.
+        held = list(spaces.values())
+        self.modules = [
+            held,
+            [m for _, m in held],
+            [(name, m) for name, m in held if listed.get(name) is m],
+            None,
+            None,
+        ]
+        if _VERSIONS is not None:
+            self.modules[3] = _VERSIONS[1](_MODULES)
+            self.modules[4] = _VERSIONS[0](self.modules[3])
         # Keys and values are remembered and compared by identity: == would ask the
         # objects a student put there, which may claim to equal anything.
-        self.watched = [
-            [name, d, tuple(d), tuple(dict.values(d)), None, None] for name, d in spaces.values()
-        ]
+        self.watched = []
+        for name, m in spaces.values():
+            d = m.__dict__
+            self.watched.append([name, d, tuple(d), tuple(dict.values(d)), None, None])
         if _VERSIONS is not None:
             get, reader = _VERSIONS
             for w in self.watched:
@@ -1124,6 +1142,15 @@ class Child(object):
         if _stop_timers():
             return "it left a timer running"
         get = _VERSIONS[0] if _VERSIONS is not None else None
+        _, modules, _, version, seen = self.modules
+        if (
+            not all(map(_is, map(type, modules), _repeat(_MODULE)))
+            or version is None
+            or get(version) != seen  # type: ignore[misc]
+        ):
+            moved = self.moved()
+            if moved is not None:
+                return "it changed the module %s" % moved
         for w in self.watched:
             name, d, keys, values, version, seen = w
             if version is not None:
@@ -1138,6 +1165,21 @@ class Child(object):
                 return "it changed the module %s" % name
             if version is not None:
                 w[5] = now  # set again to the very objects it held
+        return None
+
+    def moved(self):
+        """The name of a watched module given another class, or no longer the one
+        sys.modules holds by that name; None if none."""
+        held, _, listed, version, _ = self.modules
+        for name, m in held:
+            if type(m) is not _MODULE:
+                return name
+        now = None if version is None else _VERSIONS[0](version)
+        index = _listed()
+        for name, m in listed:
+            if index.get(name) is not m:
+                return name
+        self.modules[4] = now  # something was imported, removed or put back
         return None
 
     def run(self, msg):
@@ -1337,6 +1379,12 @@ def _written(path, limit):
 def _NAME_OF_MODULE(m):
     name = m.__dict__.get("__name__")
     return name if type(name) is str else "?"
+
+
+def _listed():
+    """sys.modules, but only its keys of type str: looking a name up in it runs no
+    __eq__ of a key the student put there."""
+    return {k: v for k, v in dict.items(_MODULES) if type(k) is str}
 
 
 def _stop_timers():
