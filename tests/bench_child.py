@@ -19,9 +19,10 @@ not change with the load of the machine, so two versions of the child compare
 exactly (``--against``).  With ``--own`` the module's own work is counted the same
 way without the child: the run's calls made on copies of their arguments in a plain
 interpreter, and the report writer, so that what the grader adds can be told apart.
-``--python EXE`` replays with another interpreter (3.8 or newer), ``--child FILE``
-with another version of the child's program (to compare two of them).  It asserts nothing
-about time.
+``--python EXE`` replays with another interpreter (3.8 or newer), ``--child PATH``
+with another version of the child's program (to compare two of them): a folder laid
+out as ``grader/engine/_child/``, or the one file an older child was.  It asserts
+nothing about time.
 """
 
 from __future__ import annotations
@@ -230,7 +231,7 @@ def instructions(python: str, messages: list[bytes], program: str) -> int | None
 OWN = """
 import importlib.util, json, os, sys
 g = {"__name__": "child_program"}
-exec(compile(open(CHILD).read(), "<string>", "exec"), g)
+exec(compile(SOURCE, "<string>", "exec"), g)
 spec = importlib.util.spec_from_file_location("embed", MODULE)
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
@@ -282,8 +283,8 @@ def own_instructions(python: str, messages: list[bytes], child: Path) -> dict[st
             shutil.copyfile(REFERENCE, module)
             with open(os.path.join(tmp, "run"), "wb") as f:
                 f.write(run)
-            code = "CHILD = %r\nMODULE = %r\nRUN = %r\nMODE = %r\n%s" % (
-                str(child),
+            code = "SOURCE = %r\nMODULE = %r\nRUN = %r\nMODE = %r\n%s" % (
+                sandbox_program.child_program(child),
                 module,
                 os.path.join(tmp, "run"),
                 mode,
@@ -310,7 +311,7 @@ def own_instructions(python: str, messages: list[bytes], child: Path) -> dict[st
 
 def programs(python: str, child: Path) -> tuple[str, str]:
     """The -c argument as the sandbox builds it for this interpreter, and the harness."""
-    sandbox_child.CHILD = child
+    sandbox_child.CHILD = sandbox_program.CHILD = child  # the harness replays it too
     same = os.path.realpath(python) == os.path.realpath(sys.executable)
     if same:
         return sandbox_program.compiled_program(child), "harness"
@@ -340,7 +341,12 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--instructions", action="store_true", help="count them with valgrind")
-    ap.add_argument("--child", type=Path, default=sandbox_program.CHILD, help="the child's program")
+    ap.add_argument(
+        "--child",
+        type=Path,
+        default=sandbox_program.CHILD,
+        help="the child's program: its folder, or one file",
+    )
     ap.add_argument(
         "--against", type=Path, help="another child's program, replayed in turn with --child"
     )

@@ -1,5 +1,6 @@
-"""A stand-in for grader/engine/_child.py that answers every request with random, often
-broken, lines: run as the child's interpreter by tests/test_fuzz.py.
+"""A stand-in for the child's program (grader/engine/_child/) that answers every
+request with random, often broken, lines: run as the child's interpreter by
+tests/test_fuzz.py.
 
 Usage (as the interpreter): SCRIPT [ignored arguments]; the seed is in the script.
 """

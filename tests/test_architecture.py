@@ -3,8 +3,9 @@
 - Nothing under ``grader/engine`` imports a lab: the engine knows a lab only through
   the ``Lab`` object that ``grader.engine.lab.find`` loads.
 - A lab imports the engine and itself, never another lab.
-- No module is longer than ``MAX_LINES`` lines, but the child: it is sent to the
-  interpreter as one stdlib-only script, so it stays one file.
+- No module is longer than ``MAX_LINES`` lines, the child's program included: it
+  reaches the interpreter as one program, joined from the parts of
+  ``grader/engine/_child/``, which import the standard library only.
 - Every package says in a docstring what lives there and what it may import.
 """
 
@@ -18,7 +19,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "grader"
 MAX_LINES = 400
-ONE_FILE = {PACKAGE / "engine" / "_child.py"}  # see the module docstring
+CHILD = PACKAGE / "engine" / "_child"
+TYPING_ONLY = ("__init__.py", "names.py")  # in the child's package, not in its program
 
 MODULES = sorted(PACKAGE.rglob("*.py"))
 
@@ -88,8 +90,6 @@ def test_a_lab_imports_the_engine_and_itself_only(path: Path) -> None:
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_module_is_long(path: Path) -> None:
     lines = path.read_text("utf-8").count("\n")
-    if path in ONE_FILE:
-        pytest.skip("the child is one script by design (%d lines)" % lines)
     assert lines <= MAX_LINES, "%s has %d lines" % (path.relative_to(ROOT), lines)
 
 
@@ -106,3 +106,41 @@ def test_expect_and_lab_do_not_import_each_other() -> None:
     engine = PACKAGE / "engine"
     assert "grader.engine.lab" not in imported(engine / "expect.py")
     assert "grader.engine.expect" in imported(engine / "lab.py")
+
+
+def test_every_part_of_the_child_is_in_its_program() -> None:
+    from grader.engine._child import PARTS
+
+    found = sorted(p.stem for p in CHILD.glob("*.py") if p.name not in TYPING_ONLY)
+    assert sorted(PARTS) == found and len(set(PARTS)) == len(PARTS)
+
+
+def _run_time_imports(tree: ast.Module) -> list[ast.stmt]:
+    """The imports of a module that run (not those under ``if TYPE_CHECKING:``)."""
+    found: list[ast.stmt] = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            todo += node.orelse
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        todo += ast.iter_child_nodes(node)
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(CHILD.glob("*.py")), ids=lambda p: p.name)
+def test_a_part_of_the_child_imports_the_standard_library_only(path: Path) -> None:
+    """The parts are joined into one program: no import between them, none relative,
+    no ``from __future__`` (it would have to come first), the standard library only."""
+    import sys
+
+    for node in _run_time_imports(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0 and node.module != "__future__", ast.unparse(node)
+            names = [node.module or ""]
+        else:
+            names = [alias.name for alias in node.names]
+        for name in names:
+            assert name.split(".")[0] in sys.stdlib_module_names, ast.unparse(node)

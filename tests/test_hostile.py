@@ -494,7 +494,8 @@ def test_a_submission_cannot_rewrite_the_grader(mode: str, tmp_path: Path) -> No
     base = public_grader_copy()
     try:
         targets = [
-            base / "grader" / "engine" / "_child.py",
+            base / "grader" / "engine" / "_child" / "protocol.py",
+            base / "grader" / "engine" / "_child" / "main.py",
             base / "grader" / "labs" / "embed" / "oracle.py",
             base / "classmate" / "embed_report.json",
         ]

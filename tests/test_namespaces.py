@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from grader.engine.sandbox import CHILD
+from grader.engine.sandbox.program import child_program
 
 PYENV = Path(os.environ.get("PYENV_ROOT", "/root/.pyenv")) / "versions"
 VERSIONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13")
@@ -95,7 +96,7 @@ DRIVER = textwrap.dedent(
 
 
 def _drive(python: str, block: bool) -> dict[str, str]:
-    source = CHILD.read_text(encoding="utf-8")
+    source = child_program(CHILD)
     program = "SOURCE = %r\nBLOCK = %r\n%s" % (source, block, DRIVER)
     done = subprocess.run(
         [python, "-I", "-S", "-B", "-c", program], capture_output=True, text=True, timeout=60

@@ -14,10 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.engine.sandbox import CHILD, encoding
+from grader.engine.sandbox.program import child_program
 from grader.engine.wire import decode
 
 CHILD_SPACE: dict[str, Any] = {"__name__": "child_program"}
-exec(compile(CHILD.read_text(encoding="utf-8"), "<string>", "exec"), CHILD_SPACE)
+exec(compile(child_program(CHILD), "<string>", "exec"), CHILD_SPACE)
 
 # Any 64 bits are a double: NaNs with every payload and sign among them.
 DOUBLES = st.one_of(

@@ -28,6 +28,7 @@ from grader.engine.sandbox import (
     encode,
     processes,
 )
+from grader.engine.sandbox.program import child_program
 from grader.labs.embed import contract
 
 PY38 = "/root/.pyenv/versions/3.8.18/bin/python3.8"
@@ -694,13 +695,13 @@ def test_grader_faults(basic: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             Sandbox(basic, isolation="bwrap", **LAB)
     finally:
         isolation.bwrap_problem.cache_clear()
-    monkeypatch.setattr(child, "CHILD", Path("/nonexistent/_child.py"))
+    monkeypatch.setattr(child, "CHILD", Path("/nonexistent/_child"))
     with pytest.raises(SandboxError, match="missing"):
         Sandbox(basic, **LAB)
     monkeypatch.undo()
     with pytest.raises(SandboxError):
         Sandbox(basic, python="/nonexistent/python3", **LAB).load()
-    assert CHILD.is_file()
+    assert CHILD.is_dir()
 
 
 def test_temporary_directory_is_removed(basic: Path) -> None:
@@ -815,8 +816,7 @@ def test_float_rows_are_not_searched_for_shared_rows() -> None:
     # Only a list holding lists can have items that are one object: the rows of a
     # table are copied without a per-item pass over their numbers.
     space: dict = {"__name__": "child_under_test"}
-    source = CHILD.read_text(encoding="utf-8")
-    exec(compile(source, "<child>", "exec", dont_inherit=True), space)
+    exec(compile(child_program(CHILD), "<child>", "exec", dont_inherit=True), space)
     searched = []
     first_places = space["_first_places"]
 

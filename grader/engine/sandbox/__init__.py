@@ -1,15 +1,15 @@
 """The parent side of the child process that runs a student module.
 
-The child (``grader/engine/_child.py``, one stdlib-only file) receives only inputs
-and sends back only plain JSON; expected values never exist in it.  See "The child
-protocol" in docs/architecture.md.  Nothing the student's code made is ever an
+The child (``grader/engine/_child/``, stdlib-only parts of one program) receives
+only inputs and sends back only plain JSON; expected values never exist in it.  See
+"The child protocol" in docs/architecture.md.  Nothing the student's code made is ever an
 object in this process: answers are decoded to plain values, with ``Foreign``
 standing for subclasses and unknown objects and ``Raised`` for exceptions.
 
 What lives here, from the bottom up: ``limits`` (sizes and times), ``records`` (the
 plain data in and out), ``encoding`` (values on the wire), ``pipe`` (lines from the
 child), ``processes`` (finding and killing them, cgroups), ``program`` (the child's
-code as handed over), ``isolation`` (process, user or bubblewrap), ``budget`` (the
+parts joined into one program as handed over), ``isolation`` (process, user or bubblewrap), ``budget`` (the
 time a submission may take), ``disk`` (each child's share of disk, and what the
 machine itself lacks), and the ``Sandbox`` itself in layers: ``child`` (start and stop one child), ``loading``
 (import the module, restart), ``running`` (calls) and ``box`` (the report writer).

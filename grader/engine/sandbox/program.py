@@ -1,6 +1,7 @@
-"""The child's program as the parent hands it to the interpreter: the source of
-``grader/engine/_child.py``, or its compiled code when the child runs this very
-interpreter."""
+"""The child's program as the parent hands it to the interpreter: the modules of
+``grader/engine/_child/`` joined into one program, as their sources one after
+another, or as their compiled code run in turn in one namespace when the child runs
+this very interpreter."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+from grader.engine._child import PARTS
 from grader.engine.sandbox.pipe import Died, Pipe, pollable
 
 try:
@@ -20,7 +22,7 @@ except ImportError:  # an interpreter built without it: the code travels as it i
     zlib = None  # type: ignore[assignment]
 from grader.engine.sandbox.records import SandboxError
 
-CHILD = Path(__file__).parent.with_name("_child.py")
+CHILD = Path(__file__).parent.with_name("_child")
 # The child's program is handed to the interpreter with ``-c``: no file of the
 # installed package is ever run (or named in sys.argv) where the child could write.
 CHILD_TAG = "# embed-grader child"
@@ -69,10 +71,21 @@ def hand_over(pipe: Pipe, python: str, deadline: float) -> None:
         raise SandboxError("cannot hand the child runner to %s" % python)
 
 
+def parts(path: Path) -> list[Path]:
+    """The files of the child's program at ``path``: the modules of a folder laid out
+    as ``grader/engine/_child/``, in the order of its ``PARTS``, or the one file of an
+    older child (to compare with one)."""
+    if path.is_dir():
+        return [path / (name + ".py") for name in PARTS]
+    return [path]
+
+
 @functools.lru_cache(maxsize=4)
 def child_program(path: Path) -> str:
-    """The child's source as the ``-c`` argument, read once per process."""
-    return CHILD_TAG + "\n" + path.read_text(encoding="utf-8")
+    """The child's program as source for the ``-c`` argument: its parts joined in their
+    order, read once per process."""
+    texts = [part.read_text(encoding="utf-8") for part in parts(path)]
+    return CHILD_TAG + "\n" + "\n".join(texts)
 
 
 class _ReadingLoader(importlib.machinery.SourceFileLoader):
@@ -92,24 +105,35 @@ def _renamed(code: types.CodeType, name: str) -> types.CodeType:
     return code.replace(co_filename=name, co_consts=consts)
 
 
+def _compiled(path: Path) -> types.CodeType:
+    """One part's code, from the install's compiled file when it is there (compiling it
+    here would take milliseconds), named ``<string>``."""
+    name = path.stem
+    try:
+        loaded = _ReadingLoader(name, str(path)).get_code(name)
+    except (ImportError, OSError, SyntaxError, ValueError):
+        loaded = None
+    if loaded is None:
+        text = path.read_text(encoding="utf-8")
+        loaded = compile(text, "<string>", "exec", dont_inherit=True)
+    return _renamed(loaded, "<string>")
+
+
+# The -c argument of a compiled program: the parts' code objects, run in turn in the
+# namespace of ``__main__`` as the joined source would be.
+UNPACK = "%s\nimport binascii, marshal%s\nfor _part in %s:\n    exec(_part)\n"
+
+
 @functools.lru_cache(maxsize=4)
 def compiled_program(path: Path) -> str:
     """The same program compiled, for a child run by this very interpreter: the ``-c``
     argument then only unpacks it, instead of compiling a thousand lines at every
-    start.  The code comes from the compiled file of the install when it is there
-    (compiling it here would take several milliseconds), under the name
-    ``<string>``, so that the child's code tells nothing of where the grader lives.
-    The source program when it would not fit in one argument."""
+    start.  Under the name ``<string>``, so that the child's code tells nothing of
+    where the grader lives.  The source program when it would not fit in one
+    argument."""
     source = child_program(path)
-    try:
-        loaded = _ReadingLoader("_child", str(path)).get_code("_child")
-    except (ImportError, OSError, SyntaxError, ValueError):
-        loaded = None
-    if loaded is not None:
-        code = _renamed(loaded, "<string>")
-    else:
-        code = compile(source, "<string>", "exec", dont_inherit=True)
-    data = marshal.dumps(code)
+    codes = tuple(_compiled(part) for part in parts(path))
+    data = marshal.dumps(codes)
     unpack = "marshal.loads(binascii.a2b_base64('%s'))"
     if zlib is not None:
         # Compressed, the argument is less than half as long: the interpreter decodes
@@ -117,9 +141,5 @@ def compiled_program(path: Path) -> str:
         data = zlib.compress(data, 9)
         unpack = "marshal.loads(zlib.decompress(binascii.a2b_base64('%s')))"
     packed = binascii.b2a_base64(data, newline=False).decode("ascii")
-    program = "%s\nimport binascii, marshal%s\nexec(%s)\n" % (
-        CHILD_TAG,
-        "" if zlib is None else ", zlib",
-        unpack % packed,
-    )
+    program = UNPACK % (CHILD_TAG, "" if zlib is None else ", zlib", unpack % packed)
     return program if len(program) < MAX_ARGUMENT else source

@@ -1,0 +1,366 @@
+# The child's program: its side of the protocol.  ``Child`` loads the module, runs
+# calls and the report writer, and answers each request with one line of JSON.
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the other parts' names, for the type checker only
+    from grader.engine._child.names import *
+
+
+class Child(object):
+    def __init__(self, reader, out_fd):
+        self.reader = reader
+        self.out_fd = out_fd
+        self.globals = None
+        self.max_line = 64 << 20
+        # [name, namespace, keys, values, version reader, version]: checked after every call
+        self.watched = []
+        self.modules = []  # (name, module, its key in sys.modules or None)
+        self.recursion = _getrecursionlimit()
+        self.threads = 0
+        self.printing = {}  # functions whose printed output was sent already
+        self.printed_from = 0  # where the next call's output starts (after the import's)
+
+    def send(self, obj):
+        self.write((_dumps(obj) + "\n").encode("ascii"))
+
+    def write(self, data):
+        view = memoryview(data)
+        while view:
+            view = view[_write(self.out_fd, view) :]
+
+    def load(self, msg):
+        path = msg["path"]  # the child's copy
+        name = msg.get("name") or path  # the name the student knows it by
+        modname = str(msg.get("module") or "embed")  # what it is imported as
+        _STUDENT_FILE[0] = name
+        self.max_line = int(msg.get("max_line", self.max_line))
+        memory = int(msg.get("memory_mb", 0))
+        if memory > 0:
+            _limit("RLIMIT_AS", memory << 20)
+        _limit("RLIMIT_CPU", int(msg.get("cpu_seconds", 120)))
+        _limit("RLIMIT_FSIZE", int(msg.get("fsize_mb", 64)) << 20)
+        _limit("RLIMIT_CORE", 0)
+        _DEAD.update(msg.get("dead", ()))
+        watcher = Watcher(msg.get("stdlib", ()), name)
+        sys.meta_path.insert(0, watcher)
+
+        error = None
+        trace = ""
+        start = _perf()
+        module = None
+        try:
+            spec = _spec_from_file(modname, path)
+            module = _module_from_spec(spec)  # type: ignore[arg-type]
+            sys.modules[modname] = module
+            with open(path, "rb") as f:
+                source = f.read()
+            _SOURCE[0] = source
+            code = compile(source, name, "exec", dont_inherit=True)
+            exec(code, module.__dict__)
+        except BaseException as exc:
+            error = describe(exc)
+            trace = _traceback(exc, name)
+        elapsed = _perf() - start
+        _flush()
+        _stop_timers()
+        try:
+            self.printed_from = _fstat(1).st_size  # the parent reads what the import printed
+        except BaseException:
+            pass
+        names = {}
+        space = module.__dict__ if module is not None else {}
+        self.globals = space
+        for name in msg.get("functions", ()):
+            try:
+                obj = space[name] if name in space else _NONE
+                if obj is _NONE:
+                    names[name] = "missing"
+                elif not callable(obj):
+                    names[name] = "not callable"
+                else:
+                    names[name] = "function"
+                    if isinstance(obj, _WRAPPABLE):
+                        space[name] = _traced(name, obj)
+            except BaseException:
+                names[name] = "missing"
+        for name in msg.get("constants", ()):
+            try:
+                names[name] = (
+                    Encoder(MAX_CONSTANT).encode(space[name]) if name in space else "missing"
+                )
+            except BaseException:
+                names[name] = "missing"
+        self.watch(space)
+        self.send(
+            {
+                "op": "loaded",
+                "ok": error is None,
+                "names": names,
+                "third_party": watcher.third_party[:MAX_NAMES],
+                "error": error,
+                "traceback": trace,
+                "elapsed": elapsed,
+            }
+        )
+
+    def watch(self, space):
+        """Remember the state a call must leave as it found it (see left_behind)."""
+        self.recursion = _getrecursionlimit()
+        self.threads = _threads()
+        # By the dict itself, not by name: a module of the student's own named "math"
+        # must not take the place of the real one.
+        spaces = {id(builtins.__dict__): ("builtins", builtins)}
+        listed = _listed()
+        for name in _WATCHED:
+            m = listed.get(name)
+            if type(m) is _MODULE:
+                spaces.setdefault(id(m.__dict__), (name, m))
+        try:
+            for v in list(dict.values(space)):
+                if type(v) is _MODULE:
+                    spaces.setdefault(id(v.__dict__), (_NAME_OF_MODULE(v), v))
+        except BaseException:
+            pass
+        # A later import must find these very modules, of the class they have now: a
+        # module of another class answers other things from the same dict.
+        held = list(spaces.values())
+        self.modules = [
+            held,
+            [m for _, m in held],
+            [(name, m) for name, m in held if listed.get(name) is m],
+            None,
+            None,
+        ]
+        if _VERSIONS is not None:
+            self.modules[3] = _VERSIONS[1](_MODULES)
+            self.modules[4] = _VERSIONS[0](self.modules[3])
+        # Keys and values are remembered and compared by identity: == would ask the
+        # objects a student put there, which may claim to equal anything.
+        self.watched = []
+        for name, m in spaces.values():
+            d = m.__dict__
+            self.watched.append([name, d, tuple(d), tuple(dict.values(d)), None, None])
+        if _VERSIONS is not None:
+            get, reader = _VERSIONS
+            for w in self.watched:
+                if type(w[1]) is dict:
+                    w[4] = reader(w[1])
+                    w[5] = get(w[4])
+
+    def left_behind(self):
+        """What the last call changed that would reach later calls; None if nothing."""
+        if _threads() > self.threads:
+            return "it left a thread running"
+        if _gettrace() is not None or _getprofile() is not None:
+            return "it left a trace or profile function set"
+        if _getrecursionlimit() != self.recursion:
+            return "it changed the recursion limit"
+        if _stop_timers():
+            return "it left a timer running"
+        get = _VERSIONS[0] if _VERSIONS is not None else None
+        _, modules, _, version, seen = self.modules
+        if (
+            not all(map(_is, map(type, modules), _repeat(_MODULE)))
+            or version is None
+            or get(version) != seen  # type: ignore[misc]
+        ):
+            moved = self.moved()
+            if moved is not None:
+                return "it changed the module %s" % moved
+        for w in self.watched:
+            name, d, keys, values, version, seen = w
+            if version is not None:
+                now = get(version)  # type: ignore[misc]
+                if now == seen:
+                    continue  # nothing was added, removed or set in it since
+            if (
+                len(d) != len(keys)
+                or not all(map(_is, d, keys))
+                or not all(map(_is, dict.values(d), values))
+            ):
+                return "it changed the module %s" % name
+            if version is not None:
+                w[5] = now  # set again to the very objects it held
+        return None
+
+    def moved(self):
+        """The name of a watched module given another class, or no longer the one
+        sys.modules holds by that name; None if none."""
+        held, _, listed, version, _ = self.modules
+        for name, m in held:
+            if type(m) is not _MODULE:
+                return name
+        now = None if version is None else _VERSIONS[0](version)
+        index = _listed()
+        for name, m in listed:
+            if index.get(name) is not m:
+                return name
+        self.modules[4] = now  # something was imported, removed or put back
+        return None
+
+    def run(self, msg):
+        values = msg.get("values") or {}
+        plans: dict[str, Any] = {}
+        for call in msg["calls"]:
+            self.call(call, values, plans)
+
+    def call(self, call, values, plans):
+        cid = call["id"]
+        name = call["fn"]
+        count = call.get("count") or ()
+        max_line = min(int(call.get("max", self.max_line)), self.max_line)
+        masters = []
+        args = []
+        for i, a in enumerate(call["args"]):
+            if type(a) is _Ref:
+                m = values[a.name]
+                if a.name not in plans:
+                    plans[a.name] = plan(m)
+                p = plans[a.name]
+            else:
+                m = a
+                p = plan(m)
+            if i in count:
+                m = counted(m)
+            masters.append(m)
+            args.append(m if p is None else p(m))
+        fn = self.globals.get(name) if self.globals is not None else None
+        error = None
+        mutated = None
+        start = _perf()
+        _TRACE.clear()  # what the first call of a pair entered counts too
+        _MULTS[0] = 0
+        if call.get("before") is not None and fn is not None and callable(fn):
+            args, mutated, error = _earlier(fn, call, args)
+        value = None
+        try:
+            if error is None:
+                if fn is None or not callable(fn):
+                    raise NameError("name %r is not defined" % (name,))
+                value = fn(*args)
+        except BaseException as exc:
+            error = exc
+        elapsed = _perf() - start
+        mults = _MULTS[0] if count else None
+        called = [n for n in _TRACE if n != name]
+        for i, (a, m) in enumerate(zip(args, masters)):  # noqa: B905 (Python 3.8)
+            if mutated is not None:
+                break
+            mutated = changed(a, m, "args[%d]" % i)
+        _flush()
+        printed = _printed(name, self.printing, self.printed_from)
+        self.printed_from = 0
+        try:
+            _truncate(1, 0)  # what a call prints is not kept: it must not fill the file
+            _seek(1, 0, 0)  # fds 1 and 2 share one offset
+        except BaseException:
+            pass
+        answer = {
+            "id": cid,
+            "ok": error is None,
+            "elapsed": elapsed,
+            "mutated": mutated,
+            "called": called,
+            "mults": mults,
+        }
+        if printed is not None:
+            answer["printed"] = printed
+        tainted = self.left_behind()
+        if tainted is not None:
+            answer["tainted"] = tainted
+        del args, masters
+        if error is not None:
+            answer["raised"] = describe(error)
+            del error
+            self.send(answer)
+            return
+        try:
+            # Every item costs at least two bytes on the line: past max_line // 2 items
+            # the answer is cut before it is packed.
+            encoded = Encoder(min(MAX_ITEMS, max_line // 2)).encode(value)
+            del value
+            if type(encoded) is dict and encoded.get("$") in _PACKED:
+                # Packed doubles are base64 text, which needs no escaping: the line
+                # is put together here rather than scanned by the encoder.
+                line = _dumps(answer)[:-1] + ',"value":' + _packed_text(encoded) + "}"
+            else:
+                answer["value"] = encoded
+                line = _dumps(answer)
+            del encoded
+        except BaseException:
+            line = None
+        if line is None or len(line) >= max_line:
+            line = None
+            answer["value"] = {"$": "cut", "type": "?", "why": "too large"}
+        if line is None:
+            self.send(answer)
+        else:
+            data = (line + "\n").encode("ascii")
+            del line
+            self.write(data)
+
+    def report(self, msg):
+        """Run the module's report writer into a fresh folder and send back its files.
+
+        The files are read here (never through a link, at most max_bytes + 1 bytes
+        each) and travel as base64, so the parent never opens anything the student's
+        code could have replaced.
+        """
+        name = msg["dir"]
+        if type(name) is not str or "/" in name or name in ("", ".", ".."):
+            raise ValueError("dir must be a plain name")
+        folder = _HOME[0] + "/" + name  # inside the child's own folder, wherever it is
+        names = msg["files"]
+        limit = int(msg["max_bytes"])
+        fn = self.globals.get(msg["fn"]) if self.globals is not None else None
+        files: dict = {}
+        answer = {"op": "reported", "ok": False, "absent": None, "files": files}
+        if fn is None:
+            answer["absent"] = "missing"
+            self.send(answer)
+            return
+        if not callable(fn):
+            answer["absent"] = "not callable"
+            self.send(answer)
+            return
+        _TRACE.clear()
+        error = None
+        start = _perf()
+        try:
+            _mkdir(folder, 0o700)
+            fn(folder)
+        except BaseException as exc:
+            error = exc
+        elapsed = _perf() - start
+        _flush()
+        try:
+            _truncate(1, 0)  # what the writer printed is not kept
+            _seek(1, 0, 0)
+        except BaseException:
+            pass
+        answer["elapsed"] = elapsed
+        answer["called"] = list(_TRACE)
+        if error is not None:
+            answer["raised"] = describe(error)
+            answer["traceback"] = _student_traceback(error, _STUDENT_FILE[0])
+            del error
+        else:
+            answer["ok"] = True
+            for name in names:
+                files[name] = _written(folder + "/" + name, limit)
+        self.send(answer)
+
+
+# Modules whose contents a call must not change: patching them would change later calls.
+_WATCHED = ("builtins", "math", "random", "json", "operator", "itertools", "functools", "sys")
+
+
+def _NAME_OF_MODULE(m):
+    name = m.__dict__.get("__name__")
+    return name if type(name) is str else "?"
+
+
+def _listed():
+    """sys.modules, but only its keys of type str: looking a name up in it runs no
+    __eq__ of a key the student put there."""
+    return {k: v for k, v in dict.items(_MODULES) if type(k) is str}
