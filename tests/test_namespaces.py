@@ -95,9 +95,57 @@ DRIVER = textwrap.dedent(
 )
 
 
-def _drive(python: str, block: bool) -> dict[str, str]:
+# sys.monitoring (3.12+) calls back like a trace function: a tool a call leaves in use,
+# or gives up with its events still on, would reach later calls.  (Events set on one
+# function's code by a tool given up before the call ends are not seen.)
+MONITOR = textwrap.dedent(
+    """
+    import sys
+    g = {"__name__": "child_program"}
+    exec(compile(SOURCE, "<string>", "exec"), g)
+    g["_shield"]()
+    child = g["Child"](None, 1)
+    child.watch({})
+    M = sys.monitoring
+    E = M.events
+
+    def f():
+        return 1
+
+    def tool(events=0, local=0, free=False):
+        M.use_tool_id(3, "student")
+        M.register_callback(3, E.PY_START, lambda code, offset: None)
+        M.set_events(3, events)
+        M.set_local_events(3, f.__code__, local)
+        if free:
+            M.free_tool_id(3)
+
+    def undo():
+        if M.get_tool(3) is None:
+            M.use_tool_id(3, "again")
+        M.set_events(3, 0)
+        M.set_local_events(3, f.__code__, 0)
+        M.register_callback(3, E.PY_START, None)
+        M.free_tool_id(3)
+
+    for name, how in [
+        ("given up", dict(free=True)),
+        ("in use", dict()),
+        ("events", dict(events=E.PY_START)),
+        ("events, given up", dict(events=E.PY_START, free=True)),
+        ("local events", dict(local=E.PY_START)),
+    ]:
+        tool(**how)
+        print(name + "|" + str(child.left_behind()))
+        undo()
+        child.watch({})
+    """
+)
+
+
+def _drive(python: str, block: bool, driver: str = DRIVER) -> dict[str, str]:
     source = child_program(CHILD)
-    program = "SOURCE = %r\nBLOCK = %r\n%s" % (source, block, DRIVER)
+    program = "SOURCE = %r\nBLOCK = %r\n%s" % (source, block, driver)
     done = subprocess.run(
         [python, "-I", "-S", "-B", "-c", program], capture_output=True, text=True, timeout=60
     )
@@ -131,3 +179,13 @@ def test_every_change_to_a_watched_module_is_seen(version: str, block: bool) -> 
     assert said["decoy builtins"] == "it changed the module builtins"
     assert said["class"] == "it changed the module math"
     assert said["replaced"] == said["dropped"] == said["rebound"] == "it changed the module json"
+
+
+@pytest.mark.parametrize("version", ["3.12", "3.13"])
+def test_a_monitoring_tool_left_set_is_seen(version: str) -> None:
+    python = _python(version)
+    if python is None:
+        pytest.skip("no Python %s on this machine" % version)
+    said = _drive(python, False, MONITOR)
+    assert said.pop("given up") == "None"
+    assert set(said.values()) == {"it left a monitoring tool set"}, said

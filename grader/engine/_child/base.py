@@ -87,6 +87,11 @@ _BUILTINS = dict(vars(builtins))
 _threads = _thread._count
 _gettrace = sys.gettrace
 _getprofile = sys.getprofile
+# sys.monitoring (3.12+) calls back like a trace function: tools 0-5 are a program's.
+_MONITOR = getattr(sys, "monitoring", None)
+_get_tool = _MONITOR.get_tool if _MONITOR is not None else None
+_get_events = _MONITOR.get_events if _MONITOR is not None else None
+_TOOLS = range(6)
 _getrecursionlimit = sys.getrecursionlimit
 _MODULES = sys.modules  # the interpreter's own, even if sys.modules is bound to another
 _MODULE = types.ModuleType

@@ -153,6 +153,12 @@ class Child(object):
             return "it left a thread running"
         if _gettrace() is not None or _getprofile() is not None:
             return "it left a trace or profile function set"
+        if _get_tool is not None and _get_events is not None:
+            # A tool still in use, or one given up with its events left on.
+            if not all(map(_is, map(_get_tool, _TOOLS), _repeat(None))) or any(
+                map(_get_events, _TOOLS)
+            ):
+                return "it left a monitoring tool set"
         if _getrecursionlimit() != self.recursion:
             return "it changed the recursion limit"
         if _stop_timers():
