@@ -76,8 +76,10 @@ def main(seed: int) -> None:
 
     send({"op": "ready", "python": "3.11.0"})
     answered: list[int] = []
-    for line in sys.stdin.buffer:
+    stdin = sys.stdin.buffer
+    for line in stdin:
         msg = json.loads(line)
+        stdin.read(msg.get("tail", 0))  # the packed values after a run message's line
         if msg.get("op") == "load":
             names: dict[str, Any] = {n: "function" for n in msg["functions"]}
             names.update(

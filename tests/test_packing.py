@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import array
 import binascii
+import io
 import json
 import struct
 import sys
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,3 +65,56 @@ def test_a_table_packs_row_after_row(rows: list[list[float]]) -> None:
         assert _unbase64(packed) == _memory(flat)
     back = decode(json.dumps(encoding.pack_rows(rows, cols)))
     assert [_memory(r) for r in back] == [_memory(r) for r in rows]
+
+
+ROWS = st.integers(1, 4).flatmap(
+    lambda w: st.lists(st.lists(DOUBLES, min_size=w, max_size=w), min_size=2, max_size=5)
+)
+VALUES = st.recursive(
+    st.one_of(DOUBLES, st.integers(), st.text(max_size=5), st.lists(DOUBLES, max_size=12), ROWS),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.tuples(inner, inner),
+        st.dictionaries(st.text(max_size=3), inner, max_size=3),
+        inner.map(lambda v: [v, v] if type(v) is list else v),  # one object in two places
+    ),
+    max_leaves=12,
+)
+
+
+def _child_reads(message: bytes) -> Any:
+    decode = json.JSONDecoder(object_hook=CHILD_SPACE["_hook"]).decode
+    return CHILD_SPACE["read_message"](io.BytesIO(message), decode)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(VALUES, min_size=1, max_size=4))
+def test_packed_values_travel_after_the_line_in_the_order_the_text_names_them(
+    values: list[Any],
+) -> None:
+    texts = []
+    blobs: list[bytes] = []
+    for v in values:
+        text, packed = encoding.encoded(v)
+        texts.append(text)
+        blobs += packed
+    tail = b"".join(blobs)
+    line = '{"op":"run","tail":%d,"values":{%s},"calls":[]}\n' % (
+        len(tail),
+        ",".join('"v%d":%s' % (i, t) for i, t in enumerate(texts)),
+    )
+    got = _child_reads(line.encode() + tail)
+    for i, v in enumerate(values):
+        # The same value, bit for bit: encoded without a tail, both are the same text.
+        assert encoding.dumps(encoding.encode(got["values"]["v%d" % i])) == encoding.dumps(
+            encoding.encode(v)
+        )
+    if tail:
+        with pytest.raises(ValueError):  # a tail longer than the values
+            _child_reads(
+                line.replace('"tail":%d' % len(tail), '"tail":%d' % (len(tail) + 8)).encode()
+                + tail
+                + bytes(8)
+            )
+        # cut short: the input ends, as when the parent is gone
+        assert _child_reads(line.encode() + tail[:-1]) is None

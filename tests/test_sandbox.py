@@ -809,7 +809,7 @@ def test_a_spawned_child_is_taken_over_once_and_not_after_an_abort(basic: Path) 
 def test_a_number_is_written_as_the_json_encoder_writes_it(x: object) -> None:
     from grader.engine.sandbox import encoding
 
-    assert encoding.encoded(x) == encoding.dumps(encoding.encode(x))
+    assert encoding.encoded(x) == (encoding.dumps(encoding.encode(x)), ())
 
 
 def test_float_rows_are_not_searched_for_shared_rows() -> None:

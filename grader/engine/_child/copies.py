@@ -14,6 +14,47 @@ class _Ref(object):
         self.name = name
 
 
+# The raw bytes that follow a run message's line, and how far its packed values
+# have taken them: each value takes the next 8 * n bytes, in the order of the text.
+_TAIL = [memoryview(b""), 0]  # type: list[Any]
+_TAIL_START = b'{"op":"run","tail":'
+
+
+def _from_tail(n):
+    view, at = _TAIL
+    end = at + 8 * n
+    if n < 0 or end > len(view):
+        raise ValueError("the message's tail is shorter than its values")
+    a = _array("d")
+    a.frombytes(view[at:end])
+    if _BIG_ENDIAN:
+        a.byteswap()
+    _TAIL[1] = end
+    return a.tolist()
+
+
+def read_message(reader, decode):
+    """The next message (None at the end of the input): one line of JSON, and after
+    a run message's line the raw bytes of its packed values (``"tail": BYTES``)."""
+    line = reader.readline()
+    if not line:
+        return None
+    tail = b""
+    if line.startswith(_TAIL_START):
+        size = int(line[len(_TAIL_START) : line.index(b",", len(_TAIL_START))])
+        tail = reader.read(size)
+        if len(tail) != size:
+            return None
+    _TAIL[:] = [memoryview(tail), 0]
+    try:
+        msg = decode(line.decode("utf-8"))
+        if _TAIL[1] != len(tail):
+            raise ValueError("the message's tail is longer than its values")
+    finally:
+        _TAIL[:] = [memoryview(b""), 0]
+    return msg
+
+
 def _hook(obj):
     tag = obj.get("$")
     if tag is None:
@@ -26,6 +67,12 @@ def _hook(obj):
         return unpack(obj["v"])
     if tag == "f64rows":
         return unpack_rows(obj["v"], int(obj["cols"]))
+    if tag == "f64b":
+        return _from_tail(int(obj["n"]))
+    if tag == "f64rowsb":
+        flat = _from_tail(int(obj["n"]))
+        cols = int(obj["cols"])
+        return [flat[i : i + cols] for i in range(0, len(flat), cols)]
     if tag == "alias":
         # Items that are one object in the parent's value are one object here too.
         distinct = obj["v"]

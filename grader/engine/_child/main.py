@@ -54,10 +54,9 @@ def main():
     v = sys.version_info
     child.send({"op": "ready", "python": "%d.%d.%d" % (v[0], v[1], v[2])})
     while True:
-        line = reader.readline()
-        if not line:
+        msg = read_message(reader, decode)
+        if msg is None:
             return
-        msg = decode(line.decode("utf-8"))
         op = msg.get("op")
         if op == "load":
             child.load(msg)

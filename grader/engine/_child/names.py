@@ -80,7 +80,15 @@ if TYPE_CHECKING:
         _write,
         importlib,
     )
-    from grader.engine._child.copies import _earlier, _hook, _Ref, changed, counted, plan
+    from grader.engine._child.copies import (
+        _earlier,
+        _hook,
+        _Ref,
+        changed,
+        counted,
+        plan,
+        read_message,
+    )
     from grader.engine._child.encoding import (
         _PACKED,
         Encoder,
@@ -215,6 +223,7 @@ __all__ = [
     "json",
     "os",
     "plan",
+    "read_message",
     "sys",
     "type_name",
     "types",

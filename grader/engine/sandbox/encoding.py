@@ -58,15 +58,26 @@ def _base64(data: bytes) -> str:
     return binascii.b2a_base64(data, newline=False).decode("ascii")
 
 
-def pack(floats: Sequence[float]) -> dict[str, Any]:
-    """A list of floats as little-endian IEEE doubles in base64: fast and bit-exact."""
-    return {"$": "f64", "v": _base64(_packer(len(floats))(*floats))}
+def pack(floats: Sequence[float], blobs: list[bytes] | None = None) -> dict[str, Any]:
+    """A list of floats as little-endian IEEE doubles: fast and bit-exact.  In base64,
+    or, given ``blobs``, as raw bytes added to them for the message's tail."""
+    data = _packer(len(floats))(*floats)
+    if blobs is not None:
+        blobs.append(data)
+        return {"$": "f64b", "n": len(floats)}
+    return {"$": "f64", "v": _base64(data)}
 
 
-def pack_rows(rows: list[list[float]], cols: int) -> dict[str, Any]:
+def pack_rows(
+    rows: list[list[float]], cols: int, blobs: list[bytes] | None = None
+) -> dict[str, Any]:
     """A table of floats (rows of one width) as one run of packed doubles."""
     row = _packer(cols)
-    return {"$": "f64rows", "v": _base64(b"".join([row(*r) for r in rows])), "cols": cols}
+    data = b"".join([row(*r) for r in rows])
+    if blobs is not None:
+        blobs.append(data)
+        return {"$": "f64rowsb", "n": len(rows) * cols, "cols": cols}
+    return {"$": "f64rows", "v": _base64(data), "cols": cols}
 
 
 def _finite(values: list[Any]) -> bool:
@@ -82,7 +93,7 @@ def _aliased(value: list[Any]) -> bool:
     return len(set(rows)) < len(rows)
 
 
-def _shared(value: list[Any]) -> dict[str, Any]:
+def _shared(value: list[Any], blobs: list[bytes] | None) -> dict[str, Any]:
     """A list some of whose items are one list object: its distinct items once, and
     for each place the index of the item there, so the child builds the same sharing."""
     first: dict[int, int] = {}
@@ -97,11 +108,14 @@ def _shared(value: list[Any]) -> dict[str, Any]:
             first[id(v)] = len(distinct)
         of.append(len(distinct))
         distinct.append(v)
-    return {"$": "alias", "of": of, "v": encode(distinct)}
+    return {"$": "alias", "of": of, "v": encode(distinct, blobs)}
 
 
-def encode(value: Any) -> Any:
-    """Plain Python data to the protocol's JSON data (the input is left as it is)."""
+def encode(value: Any, blobs: list[bytes] | None = None) -> Any:
+    """Plain Python data to the protocol's JSON data (the input is left as it is).
+
+    Given ``blobs``, packed doubles are added to it as raw bytes, in the order of
+    their places in the JSON text, for the tail of a run message."""
     t = type(value)
     if t is float:
         if math.isfinite(value):
@@ -111,10 +125,10 @@ def encode(value: Any) -> Any:
         return value
     if t is list:
         if len(value) > 1 and _aliased(value):
-            return _shared(value)
+            return _shared(value, blobs)
         kinds = set(map(type, value))
         if len(value) >= PACK_FROM and kinds == _FLOATS:
-            return pack(value)
+            return pack(value, blobs)
         if kinds == _LISTS:
             widths = set(map(len, value))
             cols = widths.pop() if len(widths) == 1 else 0
@@ -123,23 +137,28 @@ def encode(value: Any) -> Any:
                 and cols * len(value) >= PACK_FROM
                 and set(map(type, itertools.chain.from_iterable(value))) == _FLOATS
             ):
-                return pack_rows(value, cols)
+                return pack_rows(value, cols, blobs)
         if kinds <= _NUMBERS and _finite(value):
             return value
-        return [encode(v) for v in value]
+        return [encode(v, blobs) for v in value]
     if t is tuple:
-        return {"$": "tuple", "v": [encode(v) for v in value]}
+        return {"$": "tuple", "v": [encode(v, blobs) for v in value]}
     if t is dict:
-        return {"$": "dict", "v": [[encode(k), encode(v)] for k, v in value.items()]}
+        return {"$": "dict", "v": [[encode(k, blobs), encode(v, blobs)] for k, v in value.items()]}
     raise ValueError("cannot send a %s to the child" % t.__name__)
 
 
-_ENCODED: OrderedDict[int, tuple[Any, str]] = OrderedDict()
+# An argument on its way: its JSON text, and the packed doubles of the message's tail
+# that the text refers to, in order.
+Encoded = tuple[str, tuple[bytes, ...]]
+_ENCODED: OrderedDict[int, tuple[Any, Encoded]] = OrderedDict()
 _ENCODED_MAX = 4096
+_NO_BLOBS: tuple[bytes, ...] = ()
 
 
-def encoded(value: Any) -> str:
-    """The JSON text of an argument, remembered for the very same object.
+def encoded(value: Any) -> Encoded:
+    """The JSON text of an argument and its packed doubles, remembered for the very
+    same object.
 
     A class graded with one seed sends the same inputs to every child; encoding
     them once saves most of the parent's work per submission.  The entry keeps the
@@ -147,22 +166,23 @@ def encoded(value: Any) -> str:
     """
     t = type(value)
     if t is int:
-        return int.__repr__(value)  # the text the JSON encoder writes, without it
+        return int.__repr__(value), _NO_BLOBS  # the text the JSON encoder writes
     if t is float and math.isfinite(value):
-        return float.__repr__(value)
+        return float.__repr__(value), _NO_BLOBS
     if t not in (list, tuple, dict):
-        return dumps(encode(value))
+        return dumps(encode(value)), _NO_BLOBS
     hit = _ENCODED.get(id(value))
     if hit is not None and hit[0] is value:
         return hit[1]
-    text = dumps(encode(value))
-    _ENCODED[id(value)] = (value, text)
+    blobs: list[bytes] = []
+    out = (dumps(encode(value, blobs)), tuple(blobs))
+    _ENCODED[id(value)] = (value, out)
     while len(_ENCODED) > _ENCODED_MAX:
         try:
             _ENCODED.popitem(last=False)
         except KeyError:
             break
-    return text
+    return out
 
 
 def prepare(arguments: Iterable[Sequence[Any]]) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from grader.engine import wire
 from grader.engine.sandbox.disk import DISK_DETAIL
-from grader.engine.sandbox.encoding import dumps, encoded
+from grader.engine.sandbox.encoding import Encoded, dumps, encoded
 from grader.engine.sandbox.limits import ANSWER_SLACK, MAX_LINE, WHERE_WAIT
 from grader.engine.sandbox.loading import Loading
 from grader.engine.sandbox.pipe import Died, Pipe, TooLarge
@@ -89,21 +89,23 @@ class Running(Loading):
 
     def _pieces(
         self, calls: Sequence[Call], todo: list[int]
-    ) -> tuple[dict[str, str], dict[int, tuple[str, list[str]]]]:
-        """The JSON text of shared values and of each call (with the values it uses)."""
+    ) -> tuple[dict[str, Encoded], dict[int, tuple[str, list[str], list[bytes]]]]:
+        """The JSON text and packed doubles of shared values and of each call (with
+        the values it uses)."""
         seen: dict[int, int] = {}
         for i in todo:
             for a in calls[i].args:
                 if type(a) in (list, tuple, dict) and a:
                     seen[id(a)] = seen.get(id(a), 0) + 1
         refs: dict[int, str] = {}
-        values: dict[str, str] = {}
-        texts: dict[int, tuple[str, list[str]]] = {}
+        values: dict[str, Encoded] = {}
+        texts: dict[int, tuple[str, list[str], list[bytes]]] = {}
         names: dict[str, str] = {}  # each function's name as JSON text
         for i in todo:
             c = calls[i]
             args = []
             used = []
+            blobs: list[bytes] = []  # in the order of the call's text
             for a in c.args:
                 if seen.get(id(a), 0) > 1:
                     ref = refs.get(id(a))
@@ -113,7 +115,17 @@ class Running(Loading):
                     args.append('{"$ref":"%s"}' % ref)
                     used.append(ref)
                 else:
-                    args.append(encoded(a))
+                    text, packed = encoded(a)
+                    args.append(text)
+                    blobs += packed
+            before = ""
+            if c.before is not None:
+                parts = []
+                for a in c.before:
+                    text, packed = encoded(a)
+                    parts.append(text)
+                    blobs += packed
+                before = ',"before":[%s],"renew":%s' % (",".join(parts), dumps(c.renew))
             name = names.get(c.fn)
             if name is None:
                 name = names[c.fn] = dumps(c.fn)
@@ -123,23 +135,26 @@ class Running(Loading):
                 ",".join(args),
                 dumps(list(c.count)) if c.count else "[]",
                 c.limit,
-                ""
-                if c.before is None
-                else ',"before":[%s],"renew":%s'
-                % (",".join(encoded(a) for a in c.before), dumps(c.renew)),
+                before,
             )
-            texts[i] = (text, used)
+            texts[i] = (text, used, blobs)
         return values, texts
 
     def _batch(self, calls: Sequence[Call], todo: list[int], results: list[Outcome | None]) -> None:
         values, texts = self._pieces(calls, todo)
         while todo:
             refs = sorted({r for i in todo for r in texts[i][1]}, key=lambda r: int(r[1:]))
-            message = '{"op":"run","values":{%s},"calls":[%s]}\n' % (
-                ",".join('"%s":%s' % (r, values[r]) for r in refs),
+            # The packed doubles follow the line as raw bytes, in the order the text
+            # names them: the shared values first, then each call's.
+            tail = b"".join(
+                [b for r in refs for b in values[r][1]] + [b for i in todo for b in texts[i][2]]
+            )
+            message = '{"op":"run","tail":%d,"values":{%s},"calls":[%s]}\n' % (
+                len(tail),
+                ",".join('"%s":%s' % (r, values[r][0]) for r in refs),
                 ",".join(texts[i][0] for i in todo),
             )
-            todo = self._exchange(message.encode(), calls, todo, results)
+            todo = self._exchange(message.encode() + tail, calls, todo, results)
 
     def _exchange(
         self, message: bytes, calls: Sequence[Call], todo: list[int], results: list[Outcome | None]
