@@ -735,6 +735,27 @@ def test_python38(basic: Path) -> None:
         assert out[3].raised is not None and out[3].raised.type == "MemoryError"
 
 
+@pytest.mark.skipif(not os.path.exists(PY38), reason="no Python 3.8 here")
+def test_python38_open_without_encoding(tmp_path: Path) -> None:
+    """open() without an encoding imports _bootlocale on 3.8, a module of its library
+    that newer Pythons lack: the watcher must not replace it, or the file is ASCII."""
+    path = write(
+        tmp_path,
+        """
+        def norm(vec):
+            with open("written.md", "w") as out:
+                out.write("## \\ubb34\\uc5c7\\uc744 \\uc7ac\\ub098\\n")
+                return out.encoding
+    """,
+    )
+    with Sandbox(path, python=PY38, timeout=scaled(1.0), **LAB) as sb:
+        loaded = sb.load()
+        assert loaded.ok and loaded.third_party == (), loaded.traceback
+        (out,) = sb.run([Call(1, "norm", ([1.0],))])
+        assert out.kind == "returned", out.raised
+        assert out.value.lower().replace("-", "") == "utf8"
+
+
 def test_speed(box: Sandbox) -> None:
     start = time.perf_counter()
     out = box.run([Call(i, "dot", ([1.0, 2.0], [3.0, 4.0])) for i in range(300)])

@@ -99,6 +99,16 @@ class _PlaceholderLoader(object):
         pass
 
 
+# This interpreter's own library, as found before the student's code runs (the child
+# starts with -I -S: sys.path is the standard library alone).  The parent's list of
+# names is its own Python's, which may lack modules an older one still has: open()
+# without an encoding imports _bootlocale on 3.8 and 3.9, and a placeholder for it
+# would make every such file ASCII.
+_OWN_PATHS = tuple(p for p in sys.path if type(p) is str)
+_OWN_BUILTINS = tuple(sys.builtin_module_names)
+_listdir = os.listdir
+
+
 class Watcher(object):
     """Notes the non-stdlib imports of the student module and stands in for them."""
 
@@ -106,6 +116,18 @@ class Watcher(object):
         self.stdlib = frozenset(stdlib)
         self.student_file = student_file
         self.third_party = []
+        self.own = None  # this interpreter's own module names, read on first need
+
+    def own_stdlib(self):
+        if self.own is None:
+            names = set(_OWN_BUILTINS)
+            for path in _OWN_PATHS:
+                try:
+                    names.update(entry.partition(".")[0] for entry in _listdir(path))
+                except OSError:  # a zip file, or a folder that is not there
+                    pass
+            self.own = frozenset(names)
+        return self.own
 
     def from_student(self):
         f: Any = sys._getframe(2)
@@ -122,7 +144,7 @@ class Watcher(object):
 
     def find_spec(self, fullname, path=None, target=None):
         top = fullname.partition(".")[0]
-        if top in self.stdlib or not self.from_student():
+        if top in self.stdlib or not self.from_student() or top in self.own_stdlib():
             return None
         if top not in self.third_party:
             self.third_party.append(top)
