@@ -74,6 +74,7 @@ CASES: dict[str, set[str]] = {
     "empty_sections": {"report.md.prose.2", "report.md.prose.4"},
     "figures_disagree": {"report.md.figures"},
     "no_figures": {"report.md.figures"},
+    "sorted_keys": {"report.json.schema"},
 }
 
 
@@ -290,6 +291,10 @@ def test_messages_name_what_is_wrong():
         len(by_id(reports.check(CORPUS / "wrong_type"))["report.json.schema"].details["errors"])
         == 6
     )
+
+    order = by_id(reports.check(CORPUS / "sorted_keys"))["report.json.schema"]
+    assert '"bigger_tied" comes where "vocab" belongs' in order.message
+    assert len(order.details["errors"]) == 1
 
     missing = by_id(reports.check(CORPUS / "missing_key"))["report.json.schema"].message
     assert "$.rms_ratio" in missing and "rms_ratoi" in missing

@@ -1,7 +1,8 @@
 """The shape of ``embed_report.json``: its JSON Schema and what the schema lets through.
 
 The file must match ``schemas/report.schema.json`` (draft 2020-12); besides, integers
-are written without a decimal point, numbers are finite and no key appears twice.
+are written without a decimal point, numbers are finite, no key appears twice and the
+keys come in the order of the instructions (``contract.REPORT_FIELDS``).
 Every error is counted, and the first :data:`SHOWN` are listed, in the order of the
 report's fields.  The validators see at most :data:`MAX_ITEMS` items of a list (the
 longest the schema allows has 5): ``jsonschema`` compares the items of a list of
@@ -268,6 +269,13 @@ def _schema_errors(data: _Object, lang: str) -> list[tuple[int, str, str, dict[s
                 {"path": "$." + key, "count": count},
             )
         )
+    # The instructions give the keys in an order (keys the report does not have aside).
+    known = [key for key in data if key in order]
+    for found, wanted in zip(known, sorted(known, key=order.__getitem__)):
+        if found != wanted:
+            params = {"path": "$", "found": found, "expected": wanted}
+            errors.append((order[wanted], "$", "report.json.schema_order", params))
+            break
     errors.sort(key=lambda e: (e[0], e[1]))
     return errors
 
