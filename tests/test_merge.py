@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from timelimits import scaled
 
 from grader.engine.batch import BatchOptions, run_batch
 from grader.engine.batch.classout import in_shard
@@ -75,7 +80,6 @@ def test_four_shards_merged_are_one_batch(tmp_path: Path) -> None:
     assert without_seconds(read(merged, "gradebook.csv")) == without_seconds(
         read(single, "gradebook.csv")
     )
-    import json
 
     a = json.loads(read(merged, "summary.json"))
     b = json.loads(read(single, "summary.json"))
@@ -113,3 +117,39 @@ def test_shards_that_do_not_belong_together_are_refused(tmp_path: Path) -> None:
     with pytest.raises(MergeError, match="not the output"):
         merge([root], tmp_path / "m")
     assert main(["batch", str(root), "--out", str(tmp_path / "x"), "--shard", "5/4"]) == 2
+
+
+SUMMARY_IN_A_PROCESS = """
+import json
+from grader.engine.batch.rows import BatchOptions, Row
+from grader.engine.batch.summary import summarize
+
+failing = [["cosine.values", "a"], ["norm.values", "b"], ["dot.values", "b"], ["dot.values", "c"]]
+row = Row("amy", "graded", 50.0, 100.0, {}, 1, 0.1, "", failing, {"cosine.values": ["norm", "dot"]})
+print(json.dumps(summarize([row], BatchOptions(seed=1, lang="en"), 0.0)))
+"""
+
+
+def test_the_summary_is_the_same_text_in_every_process() -> None:
+    # The counts behind follows_from, leads_to and codes are gathered from sets, whose
+    # order changes with the hash seed of each process: shards merged in one process
+    # and a batch in another must still write the same summary.json, and the class
+    # page the same lines.
+    texts = set()
+    for hash_seed in range(6):
+        env = {**os.environ, "PYTHONHASHSEED": str(hash_seed)}
+        done = subprocess.run(
+            [sys.executable, "-c", SUMMARY_IN_A_PROCESS],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=scaled(120),
+        )
+        texts.add(done.stdout)
+    assert len(texts) == 1
+    [cosine] = [
+        c for c in json.loads(texts.pop())["failing_checks"] if c["check"] == "cosine.values"
+    ]
+    assert list(cosine["follows_from"]) == ["dot", "norm"]

@@ -73,10 +73,10 @@ def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[s
             "students": students[check_id],
             "share": round(students[check_id] / len(scored), 3),
             "root": roots[check_id],
-            "codes": dict(codes[check_id].most_common()),
+            "codes": _ranked(codes[check_id]),
             "mistakes": _in_words(codes[check_id], opts.lang),
-            "follows_from": dict(follows_from.get(check_id, Counter()).most_common()),
-            "leads_to": dict(leads_to.get(check_id, Counter()).most_common()),
+            "follows_from": _ranked(follows_from.get(check_id, Counter())),
+            "leads_to": _ranked(leads_to.get(check_id, Counter())),
         }
         for check_id in order
     ]
@@ -99,6 +99,12 @@ def summarize(rows: Sequence[Row], opts: BatchOptions, seconds: float) -> dict[s
         "seconds": round(seconds, 2),
         "not_graded": sum(1 for r in rows if r.status == NOT_GRADED),
     }
+
+
+def _ranked(counts: Counter[str]) -> dict[str, int]:
+    """Most common first, ties by name: the same order in every process (the counts are
+    gathered from sets, whose order changes with each process's hash seed)."""
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def root_causes(row: Row) -> dict[str, set[str]]:
@@ -149,7 +155,7 @@ def _in_words(codes: Counter[str], lang: str) -> dict[str, int]:
     words: Counter[str] = Counter()
     for code, n in codes.items():
         words[kind(code, lang)] += n
-    return dict(words.most_common())
+    return _ranked(words)
 
 
 TOP_FAILING = 15
