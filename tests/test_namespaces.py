@@ -63,6 +63,36 @@ DRIVER = textwrap.dedent(
     step("rename", lambda: vars(math).__setitem__("root", vars(math).pop("sqrt")),
          lambda: vars(math).__setitem__("sqrt", vars(math).pop("root")))
 
+    # Every other way of writing into a dict, and a few that leave it as it was.
+    saved, saved_json = dict(vars(math)), dict(vars(json))
+
+    def refill(d, items):
+        d.clear()
+        d.update(items)
+
+    back = lambda: (refill(vars(math), saved), refill(vars(json), saved_json))
+    ior = getattr(dict, "__ior__", dict.update)  # |= from Python 3.9 on
+    step("popitem", lambda: vars(math).popitem(), back)
+    step("clear and refill", lambda: refill(vars(math), saved), back)
+    step("refill reordered", lambda: refill(vars(math), reversed(list(saved.items()))), back)
+    step("or-assign", lambda: ior(vars(math), {"sqrt": abs}), back)
+    step("or-assign nothing", lambda: ior(vars(math), {}), back)
+    step("dict init", lambda: dict.__init__(vars(math), sqrt=abs), back)
+    step("exec", lambda: exec("sqrt = abs", vars(math)), back)
+    step("function globals", lambda: json.load.__globals__.update(loads=repr), back)
+    step("module init", lambda: types.ModuleType.__init__(math, "math"), back)
+    step("many set back", lambda: [(setattr(math, "sqrt", abs), setattr(math, "sqrt", sqrt))
+                                   for _ in range(10000)], back)
+
+    # A call that set things back moves the version; a later change is still seen.
+    setattr(math, "sqrt", abs)
+    setattr(math, "sqrt", sqrt)
+    print("set back|" + str(child.left_behind()))
+    setattr(math, "sqrt", abs)
+    print("then replaced|" + str(child.left_behind()))
+    setattr(math, "sqrt", sqrt)
+    child.watch({"math": math, "json": json})
+
     # Modules of the student's own that are named like watched ones hide nothing.
     decoys = {"math": math, "a": type(math)("math"), "b": type(math)("builtins")}
     child.watch(decoys)
@@ -164,6 +194,14 @@ def test_every_change_to_a_watched_module_is_seen(version: str, block: bool) -> 
     assert said.pop("reader") == str(not block)
     changed = {k for k, v in said.items() if v != "None"}
     assert changed == {"replace", "add", "remove", "item", "update", "setdefault", "rename"} | {
+        "popitem",
+        "refill reordered",
+        "or-assign",
+        "dict init",
+        "exec",
+        "function globals",
+        "module init",
+        "then replaced",
         "decoy math",
         "decoy builtins",
         "class",
