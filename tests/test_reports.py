@@ -75,6 +75,8 @@ CASES: dict[str, set[str]] = {
     "figures_disagree": {"report.md.figures"},
     "no_figures": {"report.md.figures"},
     "sorted_keys": {"report.json.schema"},
+    "figures_in_tables": set(),
+    "table_figure_wrong": {"report.md.figures"},
 }
 
 
@@ -295,6 +297,12 @@ def test_messages_name_what_is_wrong():
     order = by_id(reports.check(CORPUS / "sorted_keys"))["report.json.schema"]
     assert '"bigger_tied" comes where "vocab" belongs' in order.message
     assert len(order.details["errors"]) == 1
+
+    table = by_id(reports.check(CORPUS / "table_figure_wrong"))["report.md.figures"]
+    assert table.details["failed"] == 1 and "2.9783" in table.message
+    assert by_id(reports.check(CORPUS / "figures_in_tables"))["report.md.figures"].details[
+        "figures"
+    ] == len(KEYS)
 
     missing = by_id(reports.check(CORPUS / "missing_key"))["report.json.schema"].message
     assert "$.rms_ratio" in missing and "rms_ratoi" in missing

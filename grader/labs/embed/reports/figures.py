@@ -3,7 +3,8 @@
 A figure is a report key (with or without backticks or quotes, not part of a longer
 name) followed right away, on the same line, by its value: optional spaces, an
 optional separator (``=``, ``==``, ``:``, ``≈``, ``~``, ``->``, ``→``, ``is``, ``was``,
-``are``, ``were``, ``equals`` or a Korean particle ``은 는 이 가``), an optional ``(``
+``are``, ``were``, ``equals``, a Korean particle ``은 는 이 가``, or the ``|`` between
+the cells of a table row such as ``| `rms_plain` | 0.2978 |``), an optional ``(``
 or backtick, then the value: a number (``-``, ``−``, grouping ``,``/``_`` and exponents
 allowed), a list ``[...]`` or tuple ``(..., ...)`` of integers, ``512 x 64`` for
 ``table_shape``, or true/false/True/False.
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
     from grader.labs.embed.reports.markdown import Document
 
 _SEPARATOR = re.compile(
-    r"[ \t]*(?:(?:==|=|:|≈|~|->|→|is|was|are|were|equals|은|는|이|가)"
+    r"[ \t]*(?:(?:==|=|:|≈|~|->|→|\||is|was|are|were|equals|은|는|이|가)"
     r"(?![A-Za-z])[ \t]*)?"
 )
 _NUMBER = re.compile(
