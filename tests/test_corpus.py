@@ -23,8 +23,9 @@ from typing import Any
 
 import pytest
 
+from grader.engine import show
 from grader.engine.judge import judge
-from grader.engine.messages import catalogue
+from grader.engine.messages import catalogue, text
 from grader.engine.results import Report
 from grader.engine.sandbox import Outcome
 from grader.engine.wire import Raised
@@ -208,6 +209,30 @@ def assert_hints_reproduce(path: Path, report: Report) -> None:
                 case.shown,
                 verdict.code,
             )
+
+
+def test_a_skipped_product_names_what_its_cell_holds() -> None:
+    """The checks put an infinity or nan where a real product multiplies by 0.0; the
+    message of an answer that skipped it names the value that cell holds."""
+    path = CORPUS / "wrong" / "lookup_via_one_hot_skips_zeros.py"
+    spec = importlib.util.spec_from_file_location("corpus_" + path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    by_id = {c.id: c for c in CHECKS}
+    seen = set()
+    for seed in WRONG_SEEDS:
+        for cid in ("lookup_via_one_hot.values", "lookup_via_one_hot.multiplies"):
+            for case in build(by_id[cid], seed):
+                verdict = judge(case, _run_in_process(module, case), hints=HINTS)
+                if verdict is None or not verdict.code.startswith("no_product"):
+                    continue
+                params = verdict.params
+                cell = show.number(case.args[0][params["row"]][params["column"]])
+                message = text(verdict.code, "en", **params)
+                assert "holds %s in column %d" % (cell, params["column"]) in message, message
+                seen.add(cell)
+    assert "nan" in seen and seen & {"inf", "-inf"}, seen
 
 
 def _full_marks(path: Path, seed: int) -> None:

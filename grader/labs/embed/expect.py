@@ -38,19 +38,23 @@ class Multiplies(Returns):
     def mismatch(
         self, case: Case, outcome: Outcome, m: Mismatch, base: dict[str, Any]
     ) -> Verdict | None:
-        """A finite value where the product gives nan: the infinity of that column was
-        never multiplied into the answer."""
+        """A finite value where the product gives nan: the infinity or nan of that column
+        was never multiplied into the answer."""
         if m.reason != "nan" or not (m.expected != m.expected) or m.got != m.got:
             return None  # only a number where the product gives nan is told apart
         mults = outcome.mults
         column = int(m.path.rsplit("[", 1)[-1].rstrip("]")) if m.path else 0
         row = next((r for r, c in self.probes if c == column), -1)
+        table = case.args[0]
+        # The cell's own value: an infinity or nan (0.0 times either is nan).
+        cell = table[row][column] if row >= 0 else m.expected
         params = dict(
             base,
             path=m.path,
             got=show.short(m.got),
             row=row,
             column=column,
+            value=show.number(cell),
             mults=mults or 0,
             needed=self.at_least,
         )
