@@ -7,7 +7,8 @@ merged class with one ``embed-grader batch`` of the same class and seed.  It run
 only where a cluster answers from this machine (``sinfo``, ``sbatch`` and ``squeue``
 on the PATH, every node of the cluster this machine, one of them idle with the two
 CPUs and 2 GiB that the template asks for), and skips with the reason elsewhere.  CI
-(``.ci/run``) starts no Slurm daemons, so there it skips.  A cluster of one node is
+(``.ci/run``) does not install or start Slurm, on purpose (it starts no daemons), so
+there it skips.  A cluster of one node is
 enough to run it: install Debian's slurmctld, slurmd, slurm-client and munge, write
 an /etc/slurm/slurm.conf with ``SlurmctldHost=`` this machine's name, a ``NodeName=``
 of the same name with ``CPUs=2 RealMemory=4096``, a default partition of all nodes,
