@@ -20,4 +20,14 @@ a part travels to every child, so the parts after ``base`` say what they hold in
 comment rather than a docstring.
 """
 
-PARTS = ("base", "encoding", "copies", "imports", "tracing", "output", "protocol", "main")
+PARTS = (
+    "base",
+    "encoding",
+    "copies",
+    "imports",
+    "tracing",
+    "output",
+    "watch",
+    "protocol",
+    "main",
+)

@@ -122,6 +122,7 @@ if TYPE_CHECKING:
         _traced,
         _where,
     )
+    from grader.engine._child.watch import _Watching
 
 __all__ = [
     "Any",
@@ -140,6 +141,7 @@ __all__ = [
     "PACK_FROM",
     "STR_CHARS_PER_ITEM",
     "Watcher",
+    "_Watching",
     "_BIG_ENDIAN",
     "_BUILTINS",
     "_CHILD",
