@@ -471,6 +471,9 @@ def test_figures_are_read_right_after_their_key():
     assert figures("`repeat_same` = True.") == [("repeat_same", "True")]
     assert figures('"rms_plain": 0.2978,') == [("rms_plain", "0.2978")]
     assert figures("probe 137.") == [("probe", "137")]
+    assert figures("| `rms_plain` | 0.2978 |") == [("rms_plain", "0.2978")]
+    assert figures("- `params` = 32768 - one table's values") == [("params", "32768")]
+    assert figures("`rms_plain` = 0.2978 -> 2.3826") == [("rms_plain", "0.2978")]
 
 
 def test_figures_not_judged():
@@ -480,6 +483,10 @@ def test_figures_not_judged():
     assert figures("`cos_neighbors`[4] = 276") == []
     assert figures("`tied_params(512, 64)` = 32768") == []
     assert figures("`one_hot_mults` = 512 × 64 = 32768") == []
+    assert figures("`params` = 512 * 64 = 32768") == []
+    assert figures("`saved` = 65536 - 32768 = 32768") == []
+    assert figures("`rms_ratio` = 2.3826 / 0.29783 = 8.0") == []
+    assert figures("| `one_hot_mults` | 512 · 64 |") == []
     assert figures("`repeat_same` = 1") == []  # a number is not a boolean figure
     assert figures("bigger_vocabulary 7, my_vocab = 3") == []
 

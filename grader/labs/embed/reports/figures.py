@@ -16,8 +16,9 @@ within :data:`MAX_LIST` characters of its opening bracket.  Only the first
 
 Not judged: keys inside code blocks or HTML comments, a key directly followed by
 ``[``, ``(`` or ``.`` (a subscript or call), a key next to an arithmetic operator (a
-formula such as ``rms_scaled / rms_plain = 8.0``), a value of the wrong kind for the
-key, and numbers that do not follow a key.
+formula such as ``rms_scaled / rms_plain = 8.0``), a number that an operator follows
+(the first term of a formula such as ``params = 512 * 64 = 32768``), a value of the
+wrong kind for the key, and numbers that do not follow a key.
 
 Every figure is compared with the recomputed value (so a wrong JSON and a markdown
 that repeats it both fail): integers, lists and booleans exactly; a float agrees when
@@ -128,6 +129,22 @@ def _formula_before(line: str, start: int, lead: int) -> bool:
     return lead < j  # a "-" or "*" that opens the line is a list bullet
 
 
+def _formula_after(line: str, end: int) -> bool:
+    """Does an operator follow the number that ends at ``end``?  A minus only before
+    another term (a digit, a bracket or a key in backticks): after a figure, a dash
+    may start a clause of prose."""
+    j = _BLANKS.match(line, end)
+    after = j.end() if j else end
+    mark = line[after : after + 1]
+    if not mark or mark not in _OPERATORS or line[after : after + 2] == "->":
+        return False
+    if mark not in "-−":
+        return True
+    k = _BLANKS.match(line, after + 1)
+    term = line[k.end() if k else after + 1 :][:1]
+    return term.isdigit() or term in ("(", "`", ".")
+
+
 def _value_at(line: str, pos: int) -> tuple[str, Any, str, int] | None:
     """(written, value, kind, end) of the value starting at pos, if there is one; for
     a number too long to read, kind "long number" or "long list" and its length."""
@@ -188,6 +205,8 @@ def figures_in(line: str, number: int = 0) -> list[Figure]:
         if value is None:
             continue
         written, parsed, kind, stop = value
+        if kind == "number" and _formula_after(line, stop):
+            continue  # the first term of a formula, such as 512 * 64 = 32768
         wanted = KINDS[key]
         if kind.startswith("long"):
             if (kind == "long number") == (wanted in ("integer", "number")):
