@@ -130,6 +130,7 @@ def exercises(session: nox.Session) -> None:
     """Regenerate the student stub exercises/embed.py, the fingerprints of it and of
     the reference that the grader ships, and the notebooks exercises/embed*.ipynb
     (``-- --check`` only compares)."""
+    session.install(".")  # the notebooks are written with nbformat, a dependency
     session.run(
         "python",
         "-m",

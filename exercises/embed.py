@@ -278,15 +278,16 @@ def measure():
 def write_report(outdir="."):
     """Measure everything and write embed_report.json and embed_report.md.
 
-    Both files go into outdir, which is created when missing; existing files
-    are replaced.  The JSON holds the fields of measure() in their order; the
+    Both files go into outdir: create it when it is missing and replace files
+    already there (neither is graded: the grader calls it with a fresh, empty
+    folder).  The JSON holds the fields of measure() in their order; the
     markdown has five sections whose prose states each figure next to its key.
-    The grader calls it with a fresh, empty folder and grades the two files it
-    writes there, not what it returns; every figure must be what the functions
-    above return, and the files must come out the same on every run (hand in
-    the ones that `python embed.py` writes).  Each section needs at least 60
-    letters of prose besides headings, figures, key names and code: 60 Latin
-    letters, 24 Hangul syllables or 20 Chinese characters.
+    The grader grades the two files it writes, not what it returns; every
+    figure must be what the functions above return, and the files must come
+    out the same on every run (hand in the ones that `python embed.py`
+    writes).  Each section needs at least 60 letters of prose besides
+    headings, figures, key names and code: 60 Latin letters, 24 Hangul
+    syllables or 20 Chinese characters.
     """
     raise NotImplementedError
 
