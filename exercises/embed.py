@@ -267,7 +267,9 @@ def measure():
     """Run every step on the fixed table and return the report fields.
 
     A dict with the 30 keys of embed_report.json in the report's order,
-    measured on make_table(VOCAB, DIM, SEED) with probe token PROBE.
+    measured on make_table(VOCAB, DIM, SEED) with probe token PROBE, for
+    write_report to write out.  measure is not graded by itself: only the
+    files that write_report writes are.
     """
     raise NotImplementedError
 
@@ -279,8 +281,9 @@ def write_report(outdir="."):
     """Measure everything and write embed_report.json and embed_report.md.
 
     Both files go into outdir: create it when it is missing and replace files
-    already there (neither is graded: the grader calls it with a fresh, empty
-    folder).  The JSON holds the fields of measure() in their order; the
+    already there.  Whether write_report creates a missing outdir and replaces
+    files already there is not graded: the grader always gives it a fresh,
+    empty folder.  The JSON holds the fields of measure() in their order; the
     markdown has five sections whose prose states each figure next to its key.
     The grader grades the two files it writes, not what it returns; every
     figure must be what the functions above return, and the files must come

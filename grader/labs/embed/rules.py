@@ -68,4 +68,6 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("rule.lookup.open_rows", ("lookup",), (), graded=False),
     Rule("rule.ids.open_type", (), (), graded=False),
+    Rule("rule.report.folder.open", ("write_report",), (), graded=False),
+    Rule("rule.measure.open", ("measure",), (), graded=False),
 )
