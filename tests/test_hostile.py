@@ -184,7 +184,9 @@ def run_attack(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kw:
         elapsed = time.monotonic() - start
         left = leftovers()
         kill_leftovers()
-    assert elapsed < scaled(20), elapsed
+    # slow_reload runs up to its cap of ten time limits, then is judged: on a loaded
+    # machine that is most of twenty.  Without the cap it takes minutes.
+    assert elapsed < scaled(60 if name == "slow_reload" else 20), elapsed
     if name in ("subprocesses", "ghost_thread") and kw.get("isolation") != "bwrap" and not CGROUPS:
         # A double fork after setsid() with a cleared environment escapes process mode
         # without a cgroup (a documented limit): only that one may remain.
@@ -275,8 +277,12 @@ def plant_host_files(name: str, monkeypatch: pytest.MonkeyPatch, mode: int = 0o6
 
 
 def check_time_spent(report: Report) -> None:
-    """The whole submission stopped at its cap (10 time limits); what ran is graded."""
-    assert report.elapsed < scaled(18), report.elapsed
+    """The whole submission stopped at its cap (10 time limits); what ran is graded.
+
+    The cap is ten time limits; what follows it (judging some 600 calls, on a loaded
+    machine) may take as long again, and without the cap the module takes minutes
+    (a restart and a 0.6 s import for each call): forty keeps clear of both."""
+    assert report.elapsed < scaled(40), report.elapsed
     codes = {c.code for c in report.checks}
     assert "budget_spent" in codes, sorted(codes)
     assert any(c.status is Status.PASS for c in report.checks)
