@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from grader.engine.sandbox import leftovers
 from grader.engine.sandbox.limits import DISK_FILES, DISK_MB
 from grader.engine.sandbox.records import MachineFault
 
@@ -176,17 +177,24 @@ class Share:
         self._lock = threading.Lock()  # the watcher and the thread reading answers
         self._next = 0.0  # no measure before then
         self.spent = False
+        self.held: int | None = None  # the descriptor that holds the folder
 
     @classmethod
     def make(
         cls, isolation: str, folder: str, uid: int, gid: int, inside: Callable[[], str | None]
     ) -> Share:
-        """The share of a child whose folder (on this side) is ``folder``, empty yet."""
+        """The share of a child whose folder (on this side) is ``folder``, empty yet,
+        held while the child lives (``leftovers``: the folders of a grader killed
+        outright are removed by the next one)."""
+        leftovers.sweep_once(os.path.dirname(folder), unmount_share)
         if isolation == "bwrap":
-            return cls("bwrap", folder, inside)
-        if can_mount() and mount_share(folder, uid, gid):
-            return cls("mounted", folder, lambda: folder)
-        return cls("walked", folder, lambda: folder)
+            share = cls("bwrap", folder, inside)
+        elif can_mount() and mount_share(folder, uid, gid):
+            share = cls("mounted", folder, lambda: folder)
+        else:
+            share = cls("walked", folder, lambda: folder)
+        share.held = leftovers.hold(folder)  # after the mount: the lock is on the tmpfs
+        return share
 
     def used(self) -> tuple[int, int]:
         """(bytes, files) the child holds now (0, 0 when that cannot be read)."""
@@ -235,6 +243,9 @@ class Share:
     def release(self) -> None:
         if self.kind == "mounted":
             unmount_share(self.folder)
+        if self.held is not None:
+            os.close(self.held)
+            self.held = None
 
 
 class Watcher:
