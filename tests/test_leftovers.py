@@ -110,3 +110,29 @@ def test_a_tmpfs_left_mounted_is_unmounted_and_removed(tmp_path: Path) -> None:
     assert os.path.ismount(folder)
     assert leftovers.sweep(str(tmp_path), disk.unmount_share) == [str(folder)]
     assert not folder.exists() and not os.path.ismount(folder)
+
+
+def test_the_first_child_a_process_starts_sweeps_its_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    from grader.engine.sandbox import Sandbox
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    stale = temp / "embed-grader-left1234"
+    stale.mkdir()
+    (stale / "embed.py").write_text("x = 1\n")
+    _old(stale)
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(leftovers, "_swept", set())
+    module = tmp_path / "embed.py"
+    module.write_text("def dot(a, b):\n    return 0.0\n")
+    with Sandbox(module, names=("dot",), isolation="process") as box:
+        box.load()
+        deadline = time.monotonic() + scaled(30)
+        while stale.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not stale.exists()
+        assert Path(box.home()).exists()  # its own folder, held, stays

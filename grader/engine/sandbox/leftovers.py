@@ -8,9 +8,9 @@ cannot do that, and its folders and mounts would stay.
 So the grader holds each folder with an exclusive ``flock`` while its child lives,
 taken once the folder is ready (after its tmpfs is mounted: the lock is on what the
 path opens), and the lock goes with the grader's process however it ends.  The
-first child a process starts in a temporary folder removes there every child's
-folder that nobody holds and that has not changed for ``STALE_AFTER`` seconds (a
-folder is held a moment after it is made).  It never follows a link, and touches
+first child a process starts in a temporary folder removes there, in a thread of
+its own, every child's folder that nobody holds and that has not changed for
+``STALE_AFTER`` seconds (a folder is held a moment after it is made).  It never follows a link, and touches
 only folders of its own user (root: also those of the grader's child users).
 Where there is no ``flock`` (Windows) nothing is held and nothing is removed.
 """
@@ -94,9 +94,11 @@ def sweep(root: str, unmount: Callable[[str], None]) -> list[str]:
 
 
 def sweep_once(root: str, unmount: Callable[[str], None]) -> None:
-    """``sweep`` the first time this process starts a child in ``root``."""
+    """``sweep`` the first time this process starts a child in ``root``, in a thread
+    of its own: however much was left there (a child may have written a large tree
+    outside its folder), no grading waits for it or is charged its time."""
     with _mutex:
         if root in _swept:
             return
         _swept.add(root)
-    sweep(root, unmount)
+    threading.Thread(target=sweep, args=(root, unmount), name="sweep", daemon=True).start()
