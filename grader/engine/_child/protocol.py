@@ -14,7 +14,10 @@ class Child(_Watching):
         self.max_line = 64 << 20
         # [name, namespace, keys, values, version reader, version]: checked after every call
         self.watched = []
-        self.modules = []  # (name, module, its key in sys.modules or None)
+        self.held = []  # (name, module) of every watched module: see watch
+        self.held_modules = []
+        self.listed = []
+        self.modules_version = self.modules_seen = None
         self.recursion = _getrecursionlimit()
         self.threads = 0
         self.printing = {}  # functions whose printed output was sent already

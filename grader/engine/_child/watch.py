@@ -12,7 +12,11 @@ if TYPE_CHECKING:  # the other parts' names, for the type checker only
 class _Watching(object):  # the watch of Child, whose __init__ sets its fields
     if TYPE_CHECKING:
         watched = []  # type: list[Any]
-        modules = []  # type: list[Any]
+        held = []  # type: list[Any]
+        held_modules = []  # type: list[Any]
+        listed = []  # type: list[Any]
+        modules_version = None  # type: Any
+        modules_seen = None  # type: Any
         recursion = 0
         threads = 0
 
@@ -36,17 +40,14 @@ class _Watching(object):  # the watch of Child, whose __init__ sets its fields
             pass
         # A later import must find these very modules, of the class they have now: a
         # module of another class answers other things from the same dict.
-        held = list(spaces.values())
-        self.modules = [
-            held,
-            [m for _, m in held],
-            [(name, m) for name, m in held if listed.get(name) is m],
-            None,
-            None,
-        ]
+        self.held = list(spaces.values())  # (name, module)
+        self.held_modules = [m for _, m in self.held]
+        # those sys.modules holds by their name: it must still hold them there
+        self.listed = [(name, m) for name, m in self.held if listed.get(name) is m]
+        self.modules_version = self.modules_seen = None  # of sys.modules
         if _VERSIONS is not None:
-            self.modules[3] = _VERSIONS[1](_MODULES)
-            self.modules[4] = _VERSIONS[0](self.modules[3])
+            self.modules_version = _VERSIONS[1](_MODULES)
+            self.modules_seen = _VERSIONS[0](self.modules_version)
         # Keys and values are remembered and compared by identity: == would ask the
         # objects a student put there, which may claim to equal anything.
         self.watched = []
@@ -77,11 +78,11 @@ class _Watching(object):  # the watch of Child, whose __init__ sets its fields
         if _stop_timers():
             return "it left a timer running"
         get = _VERSIONS[0] if _VERSIONS is not None else None
-        _, modules, _, version, seen = self.modules
+        version = self.modules_version
         if (
-            not all(map(_is, map(type, modules), _repeat(_MODULE)))
+            not all(map(_is, map(type, self.held_modules), _repeat(_MODULE)))
             or version is None
-            or get(version) != seen  # type: ignore[misc]
+            or get(version) != self.modules_seen  # type: ignore[misc]
         ):
             moved = self.moved()
             if moved is not None:
@@ -105,16 +106,16 @@ class _Watching(object):  # the watch of Child, whose __init__ sets its fields
     def moved(self):
         """The name of a watched module given another class, or no longer the one
         sys.modules holds by that name; None if none."""
-        held, _, listed, version, _ = self.modules
-        for name, m in held:
+        for name, m in self.held:
             if type(m) is not _MODULE:
                 return name
+        version = self.modules_version
         now = None if version is None else _VERSIONS[0](version)
         index = _listed()
-        for name, m in listed:
+        for name, m in self.listed:
             if index.get(name) is not m:
                 return name
-        self.modules[4] = now  # something was imported, removed or put back
+        self.modules_seen = now  # something was imported, removed or put back
         return None
 
 

@@ -15,12 +15,12 @@ from typing import Any
 
 from grader.engine._child import PARTS
 from grader.engine.sandbox.pipe import Died, Pipe, pollable
+from grader.engine.sandbox.records import SandboxError
 
 try:
     import zlib
 except ImportError:  # an interpreter built without it: the code travels as it is
     zlib = None  # type: ignore[assignment]
-from grader.engine.sandbox.records import SandboxError
 
 CHILD = Path(__file__).parent.with_name("_child")
 # The child's program is handed to the interpreter with ``-c``: no file of the
