@@ -105,3 +105,31 @@ def test_a_flag_the_grader_lacks_is_seen(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(sys.modules[__name__], "_scripts", wrong)
     with pytest.raises(pytest.fail.Exception, match="--class"):
         calls("any")
+
+
+KUBERNETES = SHARDS / "kubernetes-indexed-job.yaml"
+
+
+def _named_kubernetes() -> str:
+    """The oldest Kubernetes version the template says it needs, as ``1.27.0``."""
+    found = re.search(r"Kubernetes (1\.\d+) or newer", KUBERNETES.read_text("utf-8"))
+    assert found, "the Kubernetes template names no version"
+    return found.group(1) + ".0"
+
+
+@pytest.mark.parametrize("version", ["named", "latest"])
+def test_the_kubernetes_job_is_valid_for_the_version_it_names(version: str) -> None:
+    # Against the OpenAPI schema of Kubernetes itself, strictly (no field the API
+    # does not know), for the version the template names and the newest one known.
+    kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    wanted = _named_kubernetes() if version == "named" else kubernetes_validate.latest_version()
+    for resource in yaml.safe_load_all(KUBERNETES.read_text("utf-8")):
+        kubernetes_validate.validate(resource, wanted, strict=True)
+
+
+def test_a_field_the_kubernetes_api_lacks_is_seen() -> None:
+    kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    resource: Any = yaml.safe_load(KUBERNETES.read_text("utf-8"))
+    resource["spec"]["template"]["spec"]["containers"][0]["resource"] = {}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(resource, _named_kubernetes(), strict=True)

@@ -7,13 +7,9 @@ merged class with one ``embed-grader batch`` of the same class and seed.  It run
 only where a cluster answers from this machine (``sinfo``, ``sbatch`` and ``squeue``
 on the PATH, every node of the cluster this machine, one of them idle with the two
 CPUs and 2 GiB that the template asks for), and skips with the reason elsewhere.  CI
-(``.ci/run``) does not install or start Slurm, on purpose (it starts no daemons), so
-there it skips.  A cluster of one node is
-enough to run it: install Debian's slurmctld, slurmd, slurm-client and munge, write
-an /etc/slurm/slurm.conf with ``SlurmctldHost=`` this machine's name, a ``NodeName=``
-of the same name with ``CPUs=2 RealMemory=4096``, a default partition of all nodes,
-``ProctrackType=proctrack/linuxproc`` and ``TaskPlugin=task/none``, then start
-``munged`` (as the user munge), ``slurmctld`` and ``slurmd``.
+starts such a cluster before the suite with ``.ci/slurm start`` (Debian's slurmctld,
+slurmd, slurm-client and munge, a minimal slurm.conf, the daemons) and stops it at
+the end; ``docs/shards.md`` explains each of its steps for a course's own cluster.
 """
 
 from __future__ import annotations
