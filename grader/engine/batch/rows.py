@@ -185,14 +185,19 @@ def empty_row(
     return Row(sub.id, status, 0.0, float(lab.max_score), {}, seed, seconds, detail)
 
 
-def write_gradebook(path: Path, rows: Sequence[Row], lab: Lab) -> None:
+def gradebook_csv(rows: Sequence[Row], lab: Lab) -> str:
+    """The gradebook's text: a header and one line per row."""
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=gradebook_fields(lab), lineterminator="\n")
     writer.writeheader()
     steps = sorted(lab.steps)
     for row in rows:
         writer.writerow(row.csv(steps))
-    write_atomic(path, buf.getvalue())
+    return buf.getvalue()
+
+
+def write_gradebook(path: Path, rows: Sequence[Row], lab: Lab) -> None:
+    write_atomic(path, gradebook_csv(rows, lab))
 
 
 def write_atomic(path: Path, data: str) -> None:
