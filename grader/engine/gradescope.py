@@ -221,7 +221,6 @@ def not_found(found: Found, lab: Lab, lang: str) -> dict[str, Any]:
         message = text("gradescope.empty", lang, **params)
     return {
         "score": 0,
-        "max_score": float(lab.max_score),
         "output": clean(message),
         "visibility": "visible",
         "stdout_visibility": "hidden",
