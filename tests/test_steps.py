@@ -173,3 +173,116 @@ def test_one_report_file_missing_is_a_failure(tmp_path):
     report = grade(path, seed=2, only=["report"])
     assert report.step_states() == {8: "fail"}
     assert _line(render(report, "text", "en"), "en", 8).split()[-2] == text("status.fail", "en")
+
+
+# Points for computing nothing ----------------------------------------------------------
+
+
+def _stub_with(body: str) -> str:
+    """The stub with every ``raise NotImplementedError`` replaced by ``body``."""
+    return (
+        (ROOT / "exercises" / "embed.py")
+        .read_text("utf-8")
+        .replace("raise NotImplementedError", body)
+    )
+
+
+def _refuses_everything() -> str:
+    """Every function raises the error its refusals call for, whatever it is given."""
+    source = _stub_with("raise IndexError")
+    defs = _defs(source)
+    for name in ("shape", "row_times_matrix", "logits"):
+        source = source.replace(defs[name], defs[name].replace("IndexError", "ValueError"))
+    return source
+
+
+def _free_points(report) -> float:
+    """What the rule lets a module that computes nothing keep: the import and the
+    constants (its functions are written, so they count)."""
+    free = [c for c in report.checks if c.id.startswith("imports.") or c.id.endswith(".value")]
+    return round(sum(c.max_points for c in free), 2)
+
+
+@pytest.mark.parametrize("kind", ["returns_none", "refuses_everything"])
+def test_a_module_that_computes_nothing_keeps_only_the_constants(tmp_path, kind):
+    path = tmp_path / "embed.py"
+    path.write_text(_stub_with("return None") if kind == "returns_none" else _refuses_everything())
+    report = grade(path, seed=3)
+    assert not report.grader_error
+    assert report.score == _free_points(report) == 8.33
+    withheld = [
+        c for c in report.checks if c.status is Status.PASS and c.points == 0 < c.max_points
+    ]
+    # Checks that any answer-free code passes: they pass, say what they wait for, and
+    # earn nothing.
+    assert {c.id.split(".", 1)[1] for c in withheld} <= {
+        "inputs",
+        "out_of_range",
+        "ragged",
+        "length",
+        "width",
+    }
+    assert any(c.id == "lookup.inputs" for c in withheld)
+    if kind == "refuses_everything":
+        assert {"lookup.out_of_range", "logits.width", "shape.ragged"} <= {c.id for c in withheld}
+    for c in withheld:
+        gate = "%s.values" % c.function
+        assert text("idle.values", "en", check=gate) in c.message
+        assert next(g for g in report.checks if g.id == gate).status is not Status.PASS
+    write = next(c for c in report.checks if c.id == "report.write")
+    assert write.points == 0
+    if kind == "returns_none":
+        assert write.status is Status.FAIL and write.code == "report.write.nothing"
+
+
+def test_an_empty_module_does_not_outscore_the_stub(tmp_path):
+    empty = tmp_path / "empty" / "embed.py"
+    empty.parent.mkdir()
+    empty.write_text("")
+    constants = tmp_path / "constants" / "embed.py"
+    constants.parent.mkdir()
+    constants.write_text("VOCAB = 512\nDIM = 64\nSEED = 20260917\n")
+    stub = grade(ROOT / "exercises" / "embed.py", seed=1)
+    for path in (empty, constants):
+        report = grade(path, seed=1)
+        assert report.score == stub.score == 0
+        load = next(c for c in report.checks if c.id == "imports.load")
+        assert load.status is Status.PASS and text("idle.module", "en") in load.message
+
+
+def test_a_refusal_pays_once_the_values_are_right(tmp_path):
+    """A one-based lookup refuses out-of-range ids rightly: that check passes but waits
+    for lookup.values, also when it is graded alone; the right lookup earns it."""
+    source = student_at_step(2)
+    wrong = source.replace("list(table[token_id])", "list(table[token_id - 1])")
+    assert wrong != source
+    path = tmp_path / "embed.py"
+    path.write_text(wrong, "utf-8")
+    for only in ((), ("lookup.out_of_range",)):
+        report = grade(path, seed=4, upto=2, only=only)
+        oor = next(c for c in report.checks if c.id == "lookup.out_of_range")
+        assert oor.status is Status.PASS and oor.points == 0 < oor.max_points
+        assert text("idle.values", "en", check="lookup.values") in oor.message
+    assert "lookup.values" not in {c.id for c in report.checks}  # judged, not shown
+    path.write_text(source, "utf-8")
+    report = grade(path, seed=4, upto=2, only=("lookup.out_of_range",))
+    assert report.score == report.max_score > 0
+
+
+@pytest.mark.parametrize("files", [("embed_report.json",), ()])
+def test_the_writer_earns_its_check_by_writing(tmp_path, files):
+    path = tmp_path / "embed.py"
+    writes = "".join(
+        "    open(os.path.join(outdir, %r), 'w').write('{}')\n" % name for name in files
+    )
+    source = (ROOT / "embed.py").read_text("utf-8")
+    source += "\n\ndef write_report(outdir='.'):\n" + (writes or "    return None\n")
+    path.write_text(source, "utf-8")
+    report = grade(path, seed=5, only=["report.write"])
+    write = next(c for c in report.checks if c.id == "report.write")
+    if files:
+        assert write.status is Status.PASS and write.points == write.max_points
+        assert "embed_report.json" in write.message and "embed_report.md" in write.message
+    else:
+        assert write.status is Status.FAIL and write.points == 0
+        assert write.code == "report.write.nothing"

@@ -218,7 +218,9 @@ def test_answers_from_the_prepared_data_earn_nothing_with_the_full_grader(
     # The same module does replay the prepared answers: in the student edition it passes.
     module = tmp_path / "replay" / "embed.py"
     replayed = grade(module, seed=0, check_reports=False, lab=SPEC, timeout=scaled(10))
-    assert replayed.score > 50, json.dumps({c.id: c.points for c in replayed.checks})
+    # (its refusal and inputs checks wait for values checks that the replay fails on
+    # the aliased tables, so it keeps less than half)
+    assert replayed.score > 30, json.dumps({c.id: c.points for c in replayed.checks})
 
 
 def test_students_are_told_to_install_the_student_edition() -> None:

@@ -143,12 +143,19 @@ class Grading(Judging):
 
     def run(self) -> Report:
         start = time.perf_counter()
-        # An inputs check watches the calls of its function's other checks.
+        # An inputs check watches the calls of its function's other checks, and a
+        # function's checks wait for its gate check (``Lab.gate``) to pass.
+        gated = {
+            c.function
+            for c in self.lab.checks
+            if self.lab.gate and selected(c.id, c.function, c.step, self.opts)
+        }
         checks = [
             c
             for c in self.lab.checks
             if selected(c.id, c.function, c.step, self.opts)
             or selected("%s.inputs" % c.function, c.function, c.step, self.opts)
+            or (c.function in gated and c.id == "%s.%s" % (c.function, self.lab.gate))
         ]
         with (
             Sandbox(
@@ -228,6 +235,7 @@ class Grading(Judging):
                 self.report_checks(report, written, measured, report_dir)
             self.drafts += checked
             self.inputs_checks(plan, loaded, index, by_id)
+            self.gate_checks(plan, loaded, index, by_id)
             self.attribute()
             results = self.score()
         return Report(

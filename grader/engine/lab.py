@@ -102,6 +102,10 @@ class Lab:
     hints: Hints = field(default_factory=Hints)
     report: ReportStep | None = None
     mutable_args: tuple[str, ...] = ()  # functions whose list arguments must stay as given
+    # The check (``FUNCTION.<gate>``) whose pass a function's other checks that any
+    # answer-free code can pass wait for: its inputs check and each check whose every
+    # case expects an exception earn points only once that check passes.
+    gate: str = ""
     solutions: tuple[Path, ...] = ()  # complete solutions (the oracle): similarity flags
     reference: Path | None = None  # the model answer, when the course keeps it at hand
     stub: Path | None = None  # the module students start from

@@ -40,6 +40,7 @@ class Draft:
     called: set[str] = field(default_factory=set)  # used by the failing calls
     details: dict[str, Any] = field(default_factory=dict)
     replay: bool = True
+    withheld: str = ""  # why a pass earns nothing yet (the gate check it waits for)
 
 
 class Scoring:
@@ -136,7 +137,8 @@ class Scoring:
 
     def idle_steps(self) -> set[int]:
         """Steps none of whose functions is started yet earn nothing for what the stub
-        gives away (the constants, a clean import): the bare stub scores 0."""
+        gives away (the constants, a clean import): the bare stub scores 0, and so do a
+        module without the functions and an empty one."""
         if self.opts.only:
             return set()
         started = {
@@ -145,7 +147,7 @@ class Scoring:
             if d.function in self.lab.by_name
             and not self.lab.by_name[d.function].is_constant
             and not d.advisory
-            and d.code not in ("not_started", "not_loaded")
+            and d.code not in ("not_started", "not_loaded", "missing", "not_callable")
         }
         idle = {
             step
@@ -164,10 +166,13 @@ class Scoring:
         results = []
         for d in drafts:
             most = shares[d.id]
-            got = most if d.status is Status.PASS and d.step not in idle else 0.0
+            earns = d.status is Status.PASS and d.step not in idle and not d.withheld
+            got = most if earns else 0.0
             message = d.message
             if d.status is Status.PASS and d.step in idle and most > 0:
                 message += " — " + self.msg("idle.module" if d.step == 0 else "idle.step")
+            elif d.status is Status.PASS and d.withheld and most > 0:
+                message += " — " + d.withheld
             if d.caused_by:
                 message += " — " + self.msg("caused_by", names=", ".join(d.caused_by))
             failed = d.status not in (Status.PASS, Status.ADVISORY, Status.SKIP)

@@ -31,6 +31,7 @@ def full() -> Lab:
         hints=hints.HINTS,
         report=reportstep.STEP,
         mutable_args=checks.MUTABLE_ARGS,
+        gate="values",
         solutions=(HERE / "oracle.py",),
         reference=HERE.parents[2] / "embed.py",
         stub=HERE.parents[2] / "exercises" / "embed.py",

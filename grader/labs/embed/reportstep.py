@@ -6,7 +6,8 @@ The files it wrote are graded by ``grader.labs.embed.reports`` against the recom
 and against what the module's functions give (``grader.labs.embed.fromcode``).  Two findings
 come before and after those 44:
 
-``report.write``   the writer ran and finished (its traceback and line when it raised)
+``report.write``   the writer ran, finished and wrote at least one of the two files (its
+                   traceback and line when it raised)
 ``report.same``    the files handed in (beside the module, or ``--report-dir``) are
                    the ones the code writes: JSON with the same parsed values, markdown
                    with the same text up to line endings and trailing spaces
@@ -134,7 +135,15 @@ def _write_finding(written: Written, lang: str, timeout: float) -> Finding:
     details: dict[str, Any] = {}
     called = written.called
     if kind == "written":
+        wrote = [n for n in FILES if n in written.files and written.files[n].state != "missing"]
+        if not wrote:  # a writer that finishes without writing earns nothing
+            code = "report.write.nothing"
+            return Finding(fid, Status.FAIL, text(code, lang), weight, code, details, called)
         code = "report.write.ok"
+        if len(wrote) < len(FILES):
+            missing = next(name for name in FILES if name not in wrote)
+            message = text("report.write.one_ok", lang, file=wrote[0], missing=missing)
+            return Finding(fid, Status.PASS, message, weight, code)
         return Finding(fid, Status.PASS, text(code, lang), weight, code)
     if kind == "not loaded":
         return Finding(

@@ -119,6 +119,7 @@ def make(prepared: Prepared, name: str = "embed") -> Lab:
         hints=hints,
         report=reportstep.STEP,
         mutable_args=tuple(prepared.common["mutable_args"]),
+        gate="values",
         stub=LAB_DIR.parents[2] / "exercises" / "embed.py",
         report_groups=reportstep.GROUPS,
     )
