@@ -494,6 +494,7 @@ NOT_FAILURE_PREFIXES = (
     "page.",
     "report.kind.",
     "gradescope.",
+    "classroom.",
     "submission.",
     "report.json.schema_",
     "notebook.",
