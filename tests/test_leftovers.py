@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 from timelimits import scaled
 
+from grader.engine import safefs
 from grader.engine.sandbox import disk, leftovers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,3 +138,89 @@ def test_the_first_child_a_process_starts_sweeps_its_temporary_folder(
             time.sleep(0.05)
         assert not stale.exists()
         assert Path(box.home()).exists()  # its own folder, held, stays
+
+
+# A child (its own unprivileged user) plants stale-looking folders where it may write
+# and swaps them for links to a mount of the grader's machine while sweeps look at them.
+SWAPPER = textwrap.dedent(
+    """
+    import os, sys, time
+    where, bait, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    names = [os.path.join(where, "embed-grader-bait%04d" % i) for i in range(2)]
+    then = time.time() - 3600
+    for name in names:
+        os.mkdir(name)
+        os.utime(name, (then, then))
+    print("ready", flush=True)
+    end = time.time() + seconds
+    while time.time() < end:
+        for name in names:
+            try:
+                if not os.path.lexists(name):  # a sweep removed it: plant it again
+                    os.mkdir(name)
+                    os.utime(name, (then, then))
+                os.rename(name, name + ".x")
+                os.symlink(bait, name)
+                os.unlink(name)
+                os.rename(name + ".x", name)
+                os.utime(name, (then, then))
+            except OSError:
+                pass
+    """
+)
+
+
+@pytest.mark.skipif(not disk.can_mount(), reason="only root can mount a tmpfs")
+def test_a_child_cannot_turn_the_sweep_on_a_mount_of_its_choice() -> None:
+    from grader.engine import users
+
+    base = Path(tempfile.mkdtemp(prefix="eg-sweep-", dir="/tmp"))
+    try:
+        base.chmod(0o755)
+        # Deep: a sweep that resolves the path takes long enough for the race to be won
+        # within a few tries (on a shallow /tmp it takes thousands).
+        temp = base.joinpath(*["d"] * 40, "tmp")
+        temp.mkdir(parents=True)
+        temp.chmod(0o1777)  # as /tmp: every child may write there
+        # The bait is a mount inside another: its parent is on a device of its own, as
+        # /dev/shm's or /proc's is, and a sweep that follows a link takes it for a mount.
+        outer = base / "outer"
+        outer.mkdir()
+        if not disk.mount_share(str(outer), 0, 0):
+            pytest.skip("the kernel refuses the mount")
+        bait = outer / "bait"
+        bait.mkdir()
+        assert disk.mount_share(str(bait), 0, 0)
+        (bait / "kept").write_text("the machine's")
+        uid = users.FIRST_UID + users.COUNT - 1
+        swapper = subprocess.Popen(
+            ["/usr/bin/python3", "-I", "-S", "-c", SWAPPER, str(temp), str(bait), str(scaled(20))],
+            stdout=subprocess.PIPE,
+            text=True,
+            user=uid,
+            group=uid,
+            extra_groups=[],
+        )
+        try:
+            assert swapper.stdout is not None and swapper.stdout.readline() == "ready\n"
+            tries = swept = 0
+            errors: list[BaseException] = []
+            while swapper.poll() is None and tries < 20000 and os.path.ismount(bait):
+                try:
+                    swept += len(leftovers.sweep(str(temp), disk.unmount_share))
+                except OSError as exc:  # a sweep a child can stop is a defect too
+                    errors.append(exc)
+                tries += 1
+            assert os.path.ismount(bait), "a sweep detached the bait after %d sweeps" % tries
+            assert os.path.ismount(outer)
+            assert (bait / "kept").read_text() == "the machine's"
+            assert errors == []
+            assert swept > 0  # the planted folders were taken for leftovers, and removed
+        finally:
+            swapper.kill()
+            swapper.wait()
+    finally:
+        for mount in (base / "outer" / "bait", base / "outer"):
+            while os.path.ismount(mount):
+                disk.unmount_share(str(mount))
+        safefs.remove_tree(str(base))

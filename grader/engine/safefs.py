@@ -305,6 +305,12 @@ def _remove_plainly(path: str) -> bool:
     return not os.path.lexists(path)
 
 
+def empty_dir(fd: int) -> None:
+    """Empty the open folder ``fd`` as ``remove_tree`` does (never following a link);
+    the folder itself stays, and so does the descriptor."""
+    _empty(fd)
+
+
 def _empty(top: int) -> None:
     """Empty the open folder ``top`` without recursion and without following links."""
     stack: list[int] = [top]  # open folders, top first; each is emptied before it is closed

@@ -30,15 +30,11 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from grader.engine.sandbox import leftovers
-from grader.engine.sandbox.limits import DISK_FILES, DISK_MB
+from grader.engine.sandbox.limits import DISK_FILES, DISK_MB, TMPFS_BYTES, TMPFS_FILES
 from grader.engine.sandbox.records import MachineFault
 
 T = TypeVar("T")
 SHARE_BYTES = DISK_MB << 20
-# A child's tmpfs holds a little more than its share: it is stopped as soon as it
-# passes the share, before its own writes fail for want of space.
-TMPFS_BYTES = SHARE_BYTES + (1 << 20)
-TMPFS_FILES = DISK_FILES + 16
 WATCH_EVERY = 0.1  # seconds between two looks at a running child's share
 RESERVE_BYTES = 1 << 20  # the machine is short of disk below this much free space
 RESERVE_FILES = 16  # ... or this many free inodes
@@ -160,7 +156,8 @@ def mount_share(folder: str, uid: int, gid: int) -> bool:
 
 
 def unmount_share(folder: str) -> None:
-    """Detach the child's tmpfs: its content goes once no process holds it."""
+    """Detach the child's tmpfs at ``folder`` (``/proc/self/fd/N``: the one whose root
+    that descriptor holds): its content goes once no process holds it."""
     libc = _libc()
     if libc is not None:
         libc.umount2(os.fsencode(folder), 2)  # MNT_DETACH
@@ -242,7 +239,10 @@ class Share:
 
     def release(self) -> None:
         if self.kind == "mounted":
-            unmount_share(self.folder)
+            # Through the descriptor that holds the tmpfs: never a path, which a child
+            # may have changed.
+            held = self.held
+            unmount_share(self.folder if held is None else "/proc/self/fd/%d" % held)
         if self.held is not None:
             os.close(self.held)
             self.held = None

@@ -10,9 +10,18 @@ taken once the folder is ready (after its tmpfs is mounted: the lock is on what 
 path opens), and the lock goes with the grader's process however it ends.  The
 first child a process starts in a temporary folder removes there, in a thread of
 its own, every child's folder that nobody holds and that has not changed for
-``STALE_AFTER`` seconds (a folder is held a moment after it is made).  It never follows a link, and touches
-only folders of its own user (root: also those of the grader's child users).
-Where there is no ``flock`` (Windows) nothing is held and nothing is removed.
+``STALE_AFTER`` seconds (a folder is held a moment after it is made).
+
+Children may write in the temporary folder too (``/tmp``): they can plant folders of
+that name and swap them for links while the sweep looks.  So the sweep acts on no
+path but through descriptors: each folder is opened relative to the temporary
+folder's own descriptor, without following a link, and everything after that goes
+through what was opened: its owner (its own user; root: also the grader's child
+users) and age, its lock, the mount on it (only a child's tmpfs, detached through
+``/proc/self/fd/N``, never through its name), and its content, removed entry by entry
+relative to it.  The name is used once more only to remove the folder, then empty,
+from the temporary folder: ``rmdir`` removes no link and no folder with anything in
+it.  Where there is no ``flock`` (Windows) nothing is held and nothing is removed.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import time
 from collections.abc import Callable
 
 from grader.engine import safefs, users
+from grader.engine.sandbox.limits import TMPFS_BYTES
 
 try:
     import fcntl
@@ -33,6 +43,7 @@ except ImportError:  # Windows
 
 STALE_AFTER = 60.0  # seconds unchanged, and held by nobody
 _NAME = re.compile(r"embed-grader-[a-z0-9_]{8}\Z")  # tempfile.mkdtemp's names
+_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
 _swept: set[str] = set()  # temporary folders swept by this process
 _mutex = threading.Lock()
 
@@ -43,15 +54,21 @@ def hold(folder: str) -> int | None:
     if fcntl is None:
         return None
     try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(folder, _FLAGS)
     except OSError:
         return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    if not _lock(fd):
         os.close(fd)
         return None
     return fd
+
+
+def _lock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
 
 
 def _ours(uid: int) -> bool:
@@ -59,37 +76,91 @@ def _ours(uid: int) -> bool:
     return uid == me or (me == 0 and users.FIRST_UID <= uid < users.FIRST_UID + users.COUNT)
 
 
+def _left(top: int, name: str) -> int | None:
+    """The folder ``name`` of the open folder ``top``, opened without following a link
+    and locked, when it is a child's folder left behind: of one of our users, old,
+    held by nobody.  None otherwise."""
+    try:
+        fd = os.open(name, _FLAGS, dir_fd=top)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if (
+            stat.S_ISDIR(info.st_mode)
+            and _ours(info.st_uid)
+            and time.time() - info.st_mtime >= STALE_AFTER
+            and _lock(fd)
+        ):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def _child_tmpfs(fd: int) -> bool:
+    """Whether the mount whose root ``fd`` holds is a child's tmpfs (by its size: no
+    child can mount one in the grader's view)."""
+    try:
+        st = os.fstatvfs(fd)
+    except OSError:
+        return False
+    return st.f_blocks * st.f_frsize == TMPFS_BYTES
+
+
+def _remove(top: int, device: int, name: str, unmount: Callable[[str], None]) -> bool:
+    """Remove the child's folder ``name`` of the open folder ``top`` (on ``device``)
+    if it was left behind; whether it was."""
+    fd = _left(top, name)
+    if fd is None:
+        return False
+    try:
+        if os.fstat(fd).st_dev != device:
+            # A mount on the folder: a child's tmpfs, detached through this descriptor.
+            if not _child_tmpfs(fd):
+                return False
+            unmount("/proc/self/fd/%d" % fd)
+            os.close(fd)
+            fd = -1
+            fd = os.open(name, _FLAGS, dir_fd=top)  # the folder it was mounted on
+            info = os.fstat(fd)
+            if info.st_dev != device or not _ours(info.st_uid):
+                return False
+        safefs.empty_dir(fd)
+    except OSError:
+        return False
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    try:
+        os.rmdir(name, dir_fd=top)  # a link, a mount or a full folder put there stays
+    except OSError:
+        return False
+    return True
+
+
 def sweep(root: str, unmount: Callable[[str], None]) -> list[str]:
-    """Remove the children's folders in ``root`` that nobody holds; those removed."""
-    if fcntl is None:
+    """Remove the children's folders in ``root`` that nobody holds; those removed.
+
+    ``unmount`` detaches the tmpfs at the path it is given, ``/proc/self/fd/N``."""
+    if fcntl is None or not {os.open, os.rmdir} <= os.supports_dir_fd:
         return []
     try:
-        names = os.listdir(root)
+        top = os.open(root, _FLAGS)
     except OSError:
         return []
     removed = []
-    for name in names:
-        if not _NAME.match(name):
-            continue
-        path = os.path.join(root, name)
-        try:
-            info = os.lstat(path)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(info.st_mode) or not _ours(info.st_uid):
-            continue
-        if time.time() - info.st_mtime < STALE_AFTER:
-            continue
-        fd = hold(path)
-        if fd is None:
-            continue  # a grader holds it: its child still runs
-        try:
-            if os.path.ismount(path):
-                unmount(path)
-            if safefs.remove_tree(path):
-                removed.append(path)
-        finally:
-            os.close(fd)
+    try:
+        device = os.fstat(top).st_dev
+        names = os.listdir(top)
+        for name in names:
+            if _NAME.match(name) and _remove(top, device, name, unmount):
+                removed.append(os.path.join(root, name))
+    except OSError:
+        pass
+    finally:
+        os.close(top)
     return removed
 
 

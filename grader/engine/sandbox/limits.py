@@ -18,6 +18,10 @@ SPENT = "not run: the submission's time budget was spent"
 FSIZE_MB = 64  # RLIMIT_FSIZE
 DISK_MB = 64  # what all files of one child may hold together (see disk.py)
 DISK_FILES = 4096  # files and folders one child may have
+# A child's tmpfs (the grader runs as root) holds a little more than its share: it is
+# stopped as soon as it passes the share, before its own writes fail for want of space.
+TMPFS_BYTES = (DISK_MB << 20) + (1 << 20)
+TMPFS_FILES = DISK_FILES + 16
 START_TIMEOUT = 15.0  # seconds for the interpreter to start and say it is ready
 WHERE_WAIT = 0.2  # seconds to wait for the child's stack after the time limit
 PIDS_MAX = 64  # processes in the child's cgroup, where one can be made
