@@ -391,7 +391,7 @@ def test_gradescope_bundle_grades_a_fake_autograder(tmp_path: Path) -> None:
     with zipfile.ZipFile(bundle) as z:
         names = set(z.namelist())
         assert {"setup.sh", "run_autograder", "gradescope.json"} <= names
-        wheels = [n for n in names if n.endswith(".whl")]
+        wheels = [n for n in names if n.endswith(".whl") and "/" not in n]
         assert len(wheels) == 1
         z.extractall(source)
     for script in ("setup.sh", "run_autograder"):
@@ -437,3 +437,59 @@ def test_gradescope_bundle_grades_a_fake_autograder(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     data = validate_gradescope(results.read_text(encoding="utf-8"))
     assert data["score"] == 0 and "embed.py" in data["output"]
+
+
+def _requires(wheel: Path) -> list[str]:
+    """The names of what a wheel needs (not its extras), from its METADATA."""
+    with zipfile.ZipFile(wheel) as z:
+        [meta] = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+        lines = z.read(meta).decode("utf-8").splitlines()
+    wanted = [line.split(":", 1)[1] for line in lines if line.startswith("Requires-Dist:")]
+    return [re.split(r"[ ;<>=!~\[(]", r.strip())[0] for r in wanted if "extra ==" not in r]
+
+
+def _wheel_name(filename: str) -> str:
+    return re.sub(r"[-_.]+", "-", filename.split("-")[0]).lower()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_the_bundle_ships_every_wheel_setup_needs_and_setup_asks_no_index(tmp_path: Path) -> None:
+    bundler = load_bundler()
+    try:
+        bundle = bundler.build(ROOT, tmp_path / "dist")
+    except subprocess.CalledProcessError:
+        pytest.skip("pip download found no package index to fetch the dependencies from")
+    source = tmp_path / "autograder" / "source"
+    with zipfile.ZipFile(bundle) as z:
+        z.extractall(source)
+    [grader] = source.glob("embed_grader-*.whl")
+    shipped = sorted((source / bundler.WHEELS).glob("*.whl"))
+    names = {_wheel_name(w.name) for w in shipped}
+    assert {re.sub(r"[-_.]+", "-", r).lower() for r in _requires(grader)} <= names
+    assert "embed-grader" not in names
+    # A compiled dependency is there for every Python that setup.sh may pick.
+    compiled = [w.name for w in shipped if "-cp3" in w.name]
+    for version in bundler.PYTHONS:
+        tag = "-cp%s-" % version.replace(".", "")
+        assert any(tag in n for n in compiled), (version, compiled)
+    setup = (source / "setup.sh").read_text("utf-8")
+    installs = [line for line in setup.splitlines() if "pip install" in line]
+    assert installs and all("--no-index" in line for line in installs)
+    # setup.sh with this Python and no package index at all: pip may read nothing else.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(sys.executable)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    env.update(
+        PATH="%s:/usr/bin:/bin" % bin_dir,
+        AUTOGRADER_ROOT=str(tmp_path / "autograder"),
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_INDEX_URL="http://127.0.0.1:9/simple",
+        PIP_RETRIES="0",
+        PIP_TIMEOUT="1",
+    )
+    run = subprocess.run(
+        ["bash", str(source / "setup.sh")], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "embed-grader" in run.stdout

@@ -6,8 +6,11 @@ wheel built here is checked to hold the grader package and nothing else: no
 reference solution (the repository's ``embed.py``) and no ``reference/`` files.  Writes ``DIST/gradescope-autograder.zip`` (DIST
 defaults to ``dist/``) holding ``setup.sh`` and ``run_autograder`` from this folder
 the course's choices in ``gradescope.json`` (checked here: a wrong key or value stops
-the build), and a wheel of the grader built from the repository, which ``setup.sh``
-installs.  Upload the zip as the assignment's autograder ("Zip file upload").
+the build), a wheel of the grader built from the repository, and in ``wheels/`` the
+wheels of everything it needs (``pip download`` of its dependencies, for every Python
+``setup.sh`` may pick, :data:`PYTHONS`, on Gradescope's x86-64 Linux), so that
+``setup.sh`` installs with ``--no-index`` and building the image needs no package
+index.  Upload the zip as the assignment's autograder ("Zip file upload").
 """
 
 from __future__ import annotations
@@ -23,6 +26,10 @@ ROOT = HERE.parent.parent
 SCRIPTS = ("setup.sh", "run_autograder")
 CONFIG = "gradescope.json"  # the course's choices: options and visibility per step
 NAME = "gradescope-autograder.zip"
+WHEELS = "wheels"  # the zip's folder of the grader's dependencies
+PYTHONS = ("3.10", "3.11", "3.12", "3.13")  # the interpreters setup.sh may pick
+# Gradescope's images run on x86-64 Linux (Ubuntu 22.04 and 24.04: glibc 2.35 and 2.39).
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
 
 
 def _setuptools_ok() -> bool:
@@ -76,6 +83,21 @@ def wheel(root: Path, dest: Path) -> Path:
     return found[0]
 
 
+def download_dependencies(built: Path, dest: Path) -> list[Path]:
+    """The wheels of everything ``built`` (the grader's wheel) needs, for each of
+    :data:`PYTHONS`, downloaded into ``dest``; the grader's own wheel is not among them."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for version in PYTHONS:
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:"]
+        command += ["--python-version", version, "--implementation", "cp", "-d", str(dest)]
+        for platform in PLATFORMS:
+            command += ["--platform", platform]
+        subprocess.run(command + [str(built)], check=True)
+    for copy in dest.glob(built.name):
+        copy.unlink()
+    return sorted(dest.glob("*.whl"))
+
+
 def build_wheel(root: Path = ROOT, dist: Path | None = None) -> Path:
     """Write the checked wheel into ``dist`` (replacing an older one) and return its path."""
     dist = Path(dist) if dist is not None else root / "dist"
@@ -108,7 +130,8 @@ def build(root: Path = ROOT, dist: Path | None = None, config: Path | None = Non
     dist.mkdir(parents=True, exist_ok=True)
     target = dist / NAME
     with tempfile.TemporaryDirectory(prefix="embed-grader-wheel-") as tmp:
-        built = wheel(root, Path(tmp))
+        built = wheel(root, Path(tmp) / "grader")
+        needed = download_dependencies(built, Path(tmp) / WHEELS)
         partial = target.with_name(NAME + ".part")
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
             for name in SCRIPTS:
@@ -118,6 +141,8 @@ def build(root: Path = ROOT, dist: Path | None = None, config: Path | None = Non
                 z.writestr(info, (HERE / name).read_bytes())
             z.write(config, CONFIG)
             z.write(built, built.name)
+            for dependency in needed:
+                z.write(dependency, "%s/%s" % (WHEELS, dependency.name))
         partial.replace(target)
     return target
 

@@ -6,7 +6,9 @@
 # script installs python3.12, 3.11 or 3.10 from the image's package archive when it
 # offers one, and otherwise stops with a message that says which image to choose:
 # the grader needs Python 3.10 or newer.  The grader is then installed from the
-# wheel beside this script, in a virtual environment of its own.
+# wheel beside this script, in a virtual environment of its own, and everything it
+# needs from the wheels in wheels/ beside it: no package index is asked, so the
+# image comes out the same whatever the index holds that day.
 #
 # Environment (optional): AUTOGRADER_ROOT, the autograder folder (default /autograder).
 set -euo pipefail
@@ -61,6 +63,6 @@ MESSAGE
 fi
 
 "$python" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet "$here"/embed_grader-*.whl
+"$venv/bin/python" -m pip install --quiet --no-index --find-links "$here/wheels" \
+    "$here"/embed_grader-*.whl
 "$venv/bin/embed-grader" --version
