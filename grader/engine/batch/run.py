@@ -98,7 +98,8 @@ def run_batch(
         isolation = strongest(opts.python)
     why = weaker_note(isolation)
     if why and on_note is not None:
-        on_note(text("batch.weak", opts.lang, why=why))
+        key = "batch.weak" if isolation == "process" else "batch.readable"
+        on_note(text(key, opts.lang, why=why))
     lab = find(opts.lab)
     subs = discover(root, skip=[out], lang=opts.lang, lab=lab)
     positions = {s.id: i for i, s in enumerate(subs)}
