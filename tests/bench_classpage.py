@@ -110,11 +110,12 @@ def measure(driver: Any, page: Path) -> dict[str, float]:
         action = "const s = document.getElementById('search'); s.value = %r;" % word
         action += " s.dispatchEvent(new Event('input'))"
         searches.append(driver.execute_async_script(UNTIL_DRAWN % action))
-    for column in (2, 2, 3, 1):
+    # Total twice (up, then down), step 0's points, the id.
+    for column in (2, 2, 5, 1):
         sorts.append(
             driver.execute_async_script(
                 UNTIL_DRAWN
-                % ("document.querySelector('#roster th:nth-child(%d)').click()" % column)
+                % ("document.querySelector('#roster th:nth-child(%d) button').click()" % column)
             )
         )
     rows = driver.execute_script("return document.querySelectorAll('#roster tbody tr').length")

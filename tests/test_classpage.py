@@ -79,7 +79,13 @@ def roster(page: str) -> list[str]:
     """The ids in the students' table, in order."""
     table = page.split('<table id="roster">', 1)[1].split("</table>", 1)[0]
     body = table.split("<tbody>", 1)[1]
-    return [html.unescape(m) for m in re.findall(r'<tr>\s*<td><a href="[^"]*">([^<]*)</a>', body)]
+    found = re.findall(r'<tr>\s*<th scope="row" class="id"><a href="[^"]*">([^<]*)</a>', body)
+    return [html.unescape(m) for m in found]
+
+
+def section(page: str, ident: str) -> str:
+    """The part of the class page in ``<section id=ident>``."""
+    return page.split('<section id="%s"' % ident, 1)[1].split("</section>", 1)[0]
 
 
 def test_the_page_and_one_feedback_page_per_student(graded: tuple[Path, BatchResult]) -> None:
@@ -102,7 +108,10 @@ def test_every_link_resolves_and_nothing_loads_from_elsewhere(
     assert len(links) >= len(result.rows)
     for link in links:
         assert not urllib.parse.urlsplit(link).scheme, link
-        assert (out / urllib.parse.unquote(link)).is_file(), link
+        if link.startswith("#"):  # a part of the page
+            assert page.count(' id="%s"' % link[1:]) == 1, link
+        else:
+            assert (out / urllib.parse.unquote(link)).is_file(), link
     assert not re.search(r"\ssrc=", page)
     assert "@import" not in page and "url(" not in page
     assert "default-src 'none'" in page
@@ -116,6 +125,16 @@ def test_feedback_page_holds_the_text_feedback(graded: tuple[Path, BatchResult])
         plain = (out / "feedback" / ("%s.txt" % row.id)).read_text(encoding="utf-8")
         assert html.unescape(shown) == plain
         assert "<script" not in page
+
+
+def test_feedback_pages_link_back_to_the_class_page(graded: tuple[Path, BatchResult]) -> None:
+    out, result = graded
+    for row in result.rows:
+        path = out / "feedback" / ("%s.html" % row.id)
+        page = path.read_text(encoding="utf-8")
+        back = re.findall(r'<a href="([^"]*)" id="back">([^<]*)</a>', page)
+        assert back == [("../report.html", "← Back to the class page")], path
+        assert (path.parent / back[0][0]).resolve() == (out / "report.html").resolve()
 
 
 def test_student_markup_stays_text(graded: tuple[Path, BatchResult]) -> None:
@@ -145,7 +164,7 @@ def test_problems_are_listed_apart(graded: tuple[Path, BatchResult]) -> None:
     assert statuses["erin"] == "missing"
     assert statuses["ivan"] == "refused"  # a link
     page = (out / "report.html").read_text(encoding="utf-8")
-    problems = page.split('id="problems"', 1)[1].split("<h2", 1)[0]
+    problems = section(page, "problems")
     listed = re.findall(r'<tr><td><a href="[^"]*">([^<]*)</a>', problems)
     assert sorted(listed) == ["carol", "dave", "erin", "ivan"]
 
@@ -153,7 +172,7 @@ def test_problems_are_listed_apart(graded: tuple[Path, BatchResult]) -> None:
 def test_common_mistakes_name_the_students(graded: tuple[Path, BatchResult]) -> None:
     out, _ = graded
     page = (out / "report.html").read_text(encoding="utf-8")
-    mistakes = page.split('id="mistakes"', 1)[1].split("<h2", 1)[0]
+    mistakes = section(page, "mistakes")
     feedback = json.loads((out / "feedback" / "bob.json").read_text(encoding="utf-8"))
     # Failures that follow from another failing function are not counted again.
     hints = {
@@ -182,10 +201,17 @@ def test_failures_count_under_their_root_cause(graded: tuple[Path, BatchResult])
     roots = [f["root"] for f in failing]
     assert roots == sorted(roots, reverse=True)
     page = (out / "report.html").read_text(encoding="utf-8")
-    table = page.split('id="failing"', 1)[1].split("</table>", 1)[0]
-    order = re.findall(r"<tr[^>]*><td><code>([^<]*)</code>", table)
-    assert order == [html.escape(f["check"]) for f in failing]
-    assert "nearest_by_cosine" in table.split("<code>cosine.values</code>", 1)[1].split("</tr>")[0]
+    table = section(page, "failing")
+    # One row per function: cosine.values and cosine.course, failed by the same
+    # students, are one row that names both, not two that say the same.
+    functions = re.findall(r'<tr[^>]*><th scope="row"><code>([^<]*)</code>', table)
+    assert sorted(functions) == sorted({f["check"].split(".")[0] for f in failing})
+    assert {"cosine.values", "cosine.course"} <= set(by_check)
+    row = table.split("<code>cosine</code>", 1)[1].split("</tr>")[0]
+    assert "<code>values</code>" in row and "<code>course</code>" in row
+    assert "then also fail: nearest_by_cosine" in row
+    shown = [int(n) for n in re.findall(r'<td class="num"><span class="count">(\d+)', table)]
+    assert len(shown) == len(functions) and shown == sorted(shown, reverse=True)
 
 
 def test_kinds_of_mistake_are_in_words(graded: tuple[Path, BatchResult]) -> None:
@@ -193,15 +219,48 @@ def test_kinds_of_mistake_are_in_words(graded: tuple[Path, BatchResult]) -> None
 
     out, result = graded
     page = (out / "report.html").read_text(encoding="utf-8")
-    table = html.unescape(page.split('id="failing"', 1)[1].split("</table>", 1)[0])
+    table = html.unescape(section(page, "failing"))
     codes = {code for f in result.summary["failing_checks"] for code in f["codes"]}
     assert {"timeout", "value_scalar"} & codes
-    cells = re.findall(r"</span></td>\n<td>([^<]*)</td>", table)
+    cells = re.findall(r'<td class="kinds">([^<]*)</td>', table)
     assert cells
     words = " ".join(cells)
     for code in codes:
         assert kind(code) in words
         assert code not in words.replace(";", " ").split(), code
+
+
+def test_failed_functions_count_each_student_once_per_function() -> None:
+    from grader.engine.batch import Row
+    from grader.engine.classchecks import failed_functions
+    from grader.engine.lab import find
+
+    find()  # the lab's kinds of mistake
+
+    def row(ident: str, failing: list[list[str]], follows: dict[str, list[str]]) -> Row:
+        steps = {s: 0.0 for s in range(9)}
+        return Row(ident, "graded", 50.0, 100.0, steps, 1, 0.1, "", failing, follows)
+
+    dot_wrong = row(
+        "amy",
+        [["dot.values", "value_scalar"], ["dot.course", "course.dot.tea_coffee"]]
+        + [["cosine.values", "value_scalar"], ["cosine.course", "course.cosine.tea_coffee"]],
+        {"cosine.values": ["dot"], "cosine.course": ["dot"]},
+    )
+    cosine_wrong = row(
+        "bea",
+        [["cosine.values", "value_scalar"], ["cosine.course", "course.cosine.tea_coffee"]],
+        {},
+    )
+    unscored = Row("cy", "grader error", 0.0, 100.0, {}, 1, 0.1, "", [["dot.values", "x"]])
+    cosine, dot = failed_functions([dot_wrong, cosine_wrong, unscored], "en")
+    assert (cosine.function, cosine.students, cosine.root) == ("cosine", 2, 1)
+    assert cosine.checks == {"course": 2, "values": 2}
+    assert cosine.follows_from == {"dot": 1} and cosine.leads_to == {}
+    assert (dot.function, dot.students, dot.root) == ("dot", 1, 1)
+    assert dot.checks == {"course": 1, "values": 1} and dot.leads_to == {"cosine": 1}
+    # A kind of mistake counts students, not checks.
+    assert sum(cosine.kinds.values()) == 4 and max(cosine.kinds.values()) == 2
 
 
 def test_summary_holds_the_similarity(graded: tuple[Path, BatchResult]) -> None:
@@ -235,6 +294,7 @@ CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--disable-quic",
     "--no-first-run",
     "--disable-background-networking",
     "--disable-component-update",
@@ -313,7 +373,7 @@ def test_browser_table_sorts_and_searches(browser: Any, graded: tuple[Path, Batc
     rows = "return Array.from(document.querySelectorAll('#roster tbody tr'))"
     ids = browser.execute_script(rows + ".map(r => r.cells[0].textContent)")
     assert ids == [r.id for r in result.rows]
-    score = browser.find_element("css selector", "#roster th:nth-child(2)")
+    score = browser.find_element("css selector", "#roster th:nth-child(2) button")
     score.click()
     totals = browser.execute_script(rows + ".map(r => parseFloat(r.cells[1].dataset.value))")
     assert totals == sorted(totals) and totals != [r.total for r in result.rows]
@@ -333,7 +393,9 @@ def test_browser_table_sorts_and_searches(browser: Any, graded: tuple[Path, Batc
 def test_browser_links_resolve(browser: Any, graded: tuple[Path, BatchResult]) -> None:
     out, result = graded
     open_page(browser, out / "report.html")
-    links = browser.execute_script("return Array.from(document.links).map(a => a.href)")
+    links = browser.execute_script(
+        "return Array.from(document.links).map(a => a.href).filter(h => h.includes('/feedback/'))"
+    )
     assert len(set(links)) == len(result.rows)
     for link in sorted(set(links)):
         path = Path(urllib.request.url2pathname(urllib.parse.urlsplit(link).path))
@@ -394,6 +456,8 @@ def test_the_command_names_the_page_and_the_flags(
 def test_browser_checks_table_fits_a_narrow_window(
     browser: Any, graded: tuple[Path, BatchResult], tmp_path: Path
 ) -> None:
+    import dataclasses
+
     from grader.engine.batch import write_atomic
     from grader.engine.classpage import write_pages
     from grader.engine.lab import find
@@ -403,32 +467,26 @@ def test_browser_checks_table_fits_a_narrow_window(
     lab = find()
     assert lab.report is not None
     ids = sorted([c.id for c in lab.checks] + [i for i, _ in lab.report.weights()], key=len)
-    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    codes = {"report.json.consistency": 3, "value_scalar": 2, "skipped_callee": 1}
-    for check in ids[-4:]:
-        summary["failing_checks"].insert(
-            0,
-            {
-                "check": check,
-                "students": 9,
-                "share": 0.9,
-                "root": 6,
-                "codes": codes,
-                "mistakes": {"a value that is not the expected number": 5, "other": 4},
-                "follows_from": {"nearest_by_cosine": 3},
-                "leads_to": {i: 2 for i in ids[-8:]},
-            },
+    codes = ("report.json.consistency", "value_scalar", "skipped_callee", "raised_at")
+    rows = [
+        dataclasses.replace(
+            r,
+            failing=r.failing + [[c, codes[(i + j) % len(codes)]] for j, c in enumerate(ids)],
+            follows={c: ["nearest_by_cosine", "lookup_via_one_hot"] for c in ids[-8:]},
         )
+        for i, r in enumerate(result.rows)
+    ]
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     shutil.copytree(out / "feedback", tmp_path / "feedback")
-    write_pages(tmp_path, result.rows, summary, "en", write_atomic)
+    write_pages(tmp_path, rows, summary, "en", write_atomic)
     try:
         browser.set_window_size(800, 1200)
         open_page(browser, tmp_path / "report.html")
-        right, width = browser.execute_script(
+        right, width, page_width = browser.execute_script(
             "return [document.querySelector('table.failing').getBoundingClientRect().right,"
-            " document.documentElement.clientWidth]"
+            " document.documentElement.clientWidth, document.documentElement.scrollWidth]"
         )
-        assert width <= 800 and right <= width
+        assert width <= 800 and right <= width and page_width <= width
     finally:
         browser.set_window_size(1200, 1600)
 
@@ -515,7 +573,7 @@ def test_browser_pages_through_a_big_class(browser: Any, tmp_path: Path) -> None
     browser.execute_script(
         "const s = document.getElementById('search'); s.dispatchEvent(new Event('input'))"
     )
-    total = browser.find_element("css selector", "#roster th:nth-child(2)")
+    total = browser.find_element("css selector", "#roster th:nth-child(2) button")
     total.click()
     total.click()
     data = json.loads(
@@ -530,3 +588,196 @@ def test_browser_pages_through_a_big_class(browser: Any, tmp_path: Path) -> None
         " table.problems tr').length"
     )
     assert listed < 250
+
+
+# The page a teaching assistant opens: students first, no sideways scroll, axe-core, keys
+
+
+def test_the_students_come_before_the_charts_and_the_mistakes(
+    graded: tuple[Path, BatchResult],
+) -> None:
+    out, _ = graded
+    page = (out / "report.html").read_text(encoding="utf-8")
+    order = [page.index(part) for part in ('id="roster"', 'id="histogram"', 'class="failing"')]
+    assert order == sorted(order)
+    assert page.index('id="search"') < page.index("<svg")
+
+
+def a_class_of(n: int, tmp_path: Path) -> Path:
+    """The page of ``n`` students with ids as long as a classroom's (assignment_user),
+    every one of them flagged alike with three others and more."""
+    import dataclasses
+
+    from bench_classpage import make_rows
+
+    from grader.engine.batch import BatchOptions, summarize, write_atomic
+    from grader.engine.classpage import write_pages
+
+    rows = make_rows(n)
+    for i, r in enumerate(rows):
+        # No break in the name: a folder's name is the student's to choose.
+        rows[i] = dataclasses.replace(r, id="embedding_lab_2026_student_name_%03d" % i)
+    summary = summarize(rows, BatchOptions(seed=1), 0.0)
+    ids = [r.id for r in rows]
+    pairs = [
+        {"a": a, "b": b, "similarity": 0.9, "shared": 40}
+        for i, a in enumerate(ids)
+        for b in ids[i + 1 : i + 6]
+    ]
+    summary["similar"] = {
+        "method": "winnowing",
+        "threshold": 0.5,
+        "min_shared": 10,
+        "pairs": pairs[:100],
+        "pairs_flagged": len(pairs),
+        "close_to_solutions": [],
+    }
+    (tmp_path / "feedback").mkdir()
+    return write_pages(tmp_path, rows, summary, "en", write_atomic)
+
+
+def geometry(driver: Any) -> dict[str, float]:
+    """Where the students' table is, and how wide the page and the table are."""
+    result: dict[str, float] = driver.execute_script(
+        """
+const table = document.getElementById('roster');
+const box = table.getBoundingClientRect();
+const status = table.tHead.rows[0].cells[2].getBoundingClientRect();
+const search = document.getElementById('search').getBoundingClientRect();
+const root = document.documentElement;
+return {top: box.top + window.scrollX, width: box.width, view: root.clientWidth,
+        page: root.scrollWidth, status: status.right, search: search.right,
+        scroll: table.parentElement.scrollWidth - table.parentElement.clientWidth};
+"""
+    )
+    return result
+
+
+def test_browser_students_table_fits_1400_and_800(browser: Any, tmp_path: Path) -> None:
+    page = a_class_of(60, tmp_path)
+    try:
+        browser.set_window_size(1400, 1000)
+        open_page(browser, page)
+        wide = geometry(browser)
+        # Near the top, and nothing scrolls sideways: neither the page nor the table.
+        assert wide["top"] < 400, wide
+        assert wide["page"] <= wide["view"] and wide["width"] <= wide["view"], wide
+        assert wide["scroll"] <= 0, wide
+        browser.set_window_size(800, 1000)
+        open_page(browser, page)
+        narrow = geometry(browser)
+        # The page itself never scrolls sideways; the table may, in its own box, with the
+        # id, total and status in view.
+        assert narrow["page"] <= narrow["view"] <= 800, narrow
+        assert narrow["status"] <= narrow["view"] and narrow["search"] <= narrow["view"], narrow
+        assert narrow["top"] < 500, narrow
+    finally:
+        browser.set_window_size(1200, 1600)
+
+
+def axe_core() -> str:
+    """axe-core's script, from the git-ignored ``.cache/axe`` (where ``.ci/run`` installs
+    it), a ``node_modules`` of the checkout or npm's global folder; else the test skips."""
+    candidates = [
+        ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js",
+        ROOT / "node_modules" / "axe-core" / "axe.min.js",
+    ]
+    npm = shutil.which("npm")
+    if npm is not None:
+        import subprocess
+
+        found = subprocess.run([npm, "root", "-g"], capture_output=True, text=True, timeout=60)
+        if found.returncode == 0 and found.stdout.strip():
+            candidates.append(Path(found.stdout.strip()) / "axe-core" / "axe.min.js")
+    for path in candidates:
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    pytest.skip("no axe-core here (npm install --prefix .cache/axe axe-core)")
+
+
+AXE_RUN = """
+const done = arguments[arguments.length - 1];
+axe.run(document, {resultTypes: ['violations']}).then(
+  r => done(r.violations.map(v => ({id: v.id, impact: v.impact,
+    nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': ' + n.failureSummary)}))),
+  e => done([{id: 'axe failed', impact: String(e), nodes: []}]));
+"""
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_browser_axe_core_finds_no_violation(
+    browser: Any, graded: tuple[Path, BatchResult], width: int
+) -> None:
+    axe = axe_core()
+    out, result = graded
+    marked = next(r for r in result.rows if "onerror" in r.id)
+    pages = [out / "report.html"] + [
+        out / "feedback" / ("%s.html" % ident) for ident in ("bob", "carol", marked.id)
+    ]
+    try:
+        browser.set_window_size(width, 1000)
+        browser.set_script_timeout(scaled(60))
+        for path in pages:
+            open_page(browser, path)
+            browser.execute_script(axe)
+            assert browser.execute_async_script(AXE_RUN) == [], path.name
+    finally:
+        browser.set_window_size(1200, 1600)
+
+
+def test_browser_keyboard_path(browser: Any, graded: tuple[Path, BatchResult]) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    out, result = graded
+
+    def press(*keys: str) -> None:
+        ActionChains(browser).send_keys(*keys).perform()
+
+    def focused() -> Any:
+        return browser.execute_script(
+            "const e = document.activeElement;"
+            " return [e.tagName, e.id, e.textContent, e.closest('tbody') !== null];"
+        )
+
+    open_page(browser, out / "report.html")
+    # Tab to the search box (past the links to the page's parts) and type.
+    for _ in range(8):
+        press(Keys.TAB)
+        if focused()[1] == "search":
+            break
+    assert focused()[1] == "search"
+    press("graded")
+    rows = "return Array.from(document.querySelectorAll('#roster tbody tr'))"
+    graded_ids = [r.id for r in result.rows if r.status == "graded"]
+    assert browser.execute_script(rows + ".map(r => r.cells[0].textContent)") == graded_ids
+    # The next stops are the sort buttons: id, then total; Space sorts by total.
+    press(Keys.TAB)
+    assert focused()[:3] == ["BUTTON", "", "id"]
+    press(Keys.TAB)
+    assert focused()[:3] == ["BUTTON", "", "total"]
+    totals = rows + ".map(r => parseFloat(r.cells[1].dataset.value))"
+    sorted_by = "return document.querySelector('#roster th:nth-child(2)').getAttribute('aria-sort')"
+    assert browser.execute_script(sorted_by) is None
+    press(Keys.SPACE)
+    assert browser.execute_script(sorted_by) == "ascending"
+    shown = browser.execute_script(totals)
+    assert len(shown) == len(graded_ids) and shown == sorted(shown)
+    press(Keys.SPACE)
+    assert browser.execute_script(sorted_by) == "descending"
+    assert browser.execute_script(totals) == sorted(shown, reverse=True)
+    # On to the first student's link; Enter opens the feedback page.
+    for _ in range(20):
+        press(Keys.TAB)
+        if focused()[0] == "A" and focused()[3]:
+            break
+    tag, _, first, in_table = focused()
+    assert tag == "A" and in_table
+    press(Keys.ENTER)
+    assert browser.title == "Feedback for %s" % first
+    # Its first stop is the way back.
+    press(Keys.TAB)
+    assert focused()[:2] == ["A", "back"]
+    press(Keys.ENTER)
+    assert browser.title.startswith("Class report")
+    assert browser.current_url == (out / "report.html").resolve().as_uri()

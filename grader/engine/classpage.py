@@ -29,6 +29,7 @@ from markupsafe import Markup
 from pygal.style import Style
 
 from grader import __version__
+from grader.engine.classchecks import failed_functions
 from grader.engine.messages import text
 
 if TYPE_CHECKING:
@@ -44,17 +45,32 @@ PAGE_SIZE = 50
 LISTED = 100
 FAILING_STATES = ("fail", "error", "timeout")
 
-_STYLE = Style(
-    background="white",
-    plot_background="white",
-    font_family="system-ui, sans-serif",
-    label_font_size=12,
-    major_label_font_size=12,
-    value_font_size=11,
-    title_font_size=14,
-    legend_font_size=12,
-    colors=("#2f6f9f", "#e0a030", "#c0504d", "#6a9f58"),
-)
+
+def _style(*colors: str) -> Style:
+    """pygal's style for the page: its own colours at full opacity, so that the value
+    printed in a bar has the contrast it is measured with (4.5:1 or more)."""
+    return Style(
+        background="white",
+        plot_background="white",
+        foreground="#1d2733",
+        foreground_strong="#1d2733",
+        foreground_subtle="#56626e",
+        opacity="1",
+        opacity_hover="1",
+        font_family="system-ui, sans-serif",
+        label_font_size=12,
+        major_label_font_size=12,
+        value_font_size=11,
+        title_font_size=14,
+        legend_font_size=12,
+        colors=colors,
+    )
+
+
+# The histogram prints its counts in its bars: dark text on a light blue (8:1).
+_HISTOGRAM = _style("#9cc5e6")
+# The steps: all, some or none of a step's points (no text on them).
+_STEPS = _style("#2f6f9f", "#e0a030", "#c0504d")
 
 
 @dataclass(frozen=True)
@@ -83,9 +99,9 @@ def _svg(chart: Any, title: str) -> str:
     return ElementTree.tostring(tree, encoding="unicode")
 
 
-def _chart_options(width: int = 500) -> dict[str, Any]:
+def _chart_options(style: Style, width: int = 500) -> dict[str, Any]:
     return {
-        "style": _STYLE,
+        "style": style,
         "js": [],
         "disable_xml_declaration": True,
         "width": width,
@@ -102,7 +118,7 @@ def histogram(distribution: Sequence[dict[str, Any]], t: Callable[..., str]) -> 
         y_title=t("page.students_axis"),
         x_title=t("page.points_axis"),
         # Eleven labels such as "10-19": wide enough that they stand apart.
-        **_chart_options(width=660),
+        **_chart_options(_HISTOGRAM, width=660),
     )
     chart.x_labels = [
         "%d-%d" % (b["from"], b["below"] - 1) if b["below"] is not None else "%d" % b["from"]
@@ -119,7 +135,7 @@ def step_chart(rows: Sequence[Row], t: Callable[..., str], points: dict[int, flo
         x_title=t("page.step_axis"),
         y_title=t("page.students_axis"),
         print_values=False,
-        **_chart_options(),
+        **_chart_options(_STEPS),
     )
     steps = sorted(points)
     chart.x_labels = [str(s) for s in steps]
@@ -235,7 +251,7 @@ def write_pages(
             plain = ""
         data = feedback[r.id]
         steps = data.get("steps") if isinstance(data.get("steps"), dict) else {}
-        page = student.render(t=t, lang=lang, row=r, steps=steps, plain=plain)
+        page = student.render(t=t, lang=lang, row=r, steps=steps, plain=plain, page=PAGE)
         write(folder / ("%s.html" % r.id), page)
     scored = [r for r in rows if r.status not in ("grader error", "not graded")]
     # Each step's points, as the summary has them from the lab.
@@ -291,6 +307,7 @@ def write_pages(
         roster_data=roster_data,
         flag_text=flag_text,
         problems=[r for r in rows if r.status != GRADED],
+        failed=failed_functions(rows, lang),
         mistakes=mistakes(feedback)[:TOP_MISTAKES],
         examples=EXAMPLES,
         similar=similar,

@@ -18,8 +18,9 @@
   var size = data.page;
   var steps = data.points.length;
   // A row: [id, href, total, [points per step], status in words, seconds, flags, graded].
+  // The columns: id, total, status, flags, one per step, seconds.
   var rows = data.rows.map(function (r, i) {
-    return { r: r, i: i, text: [r[0], num(r[2])].concat(r[3].map(num), [r[4], r[5].toFixed(2), r[6]])
+    return { r: r, i: i, text: [r[0], num(r[2]), r[4], r[6]].concat(r[3].map(num), [r[5].toFixed(2)])
       .join(" ").toLowerCase() };
   });
   var hits = rows;
@@ -43,19 +44,21 @@
 
   function build(r) {
     var tr = document.createElement("tr");
-    var td = document.createElement("td");
+    var th = document.createElement("th");
     var a = document.createElement("a");
+    th.scope = "row";
+    th.className = "id";
     a.href = r[1];
     a.textContent = r[0];
-    td.appendChild(a);
-    tr.appendChild(td);
+    th.appendChild(a);
+    tr.appendChild(th);
     cell(tr, num(r[2]), "num", r[2]);
+    cell(tr, r[4], r[7] ? "status-graded" : "status-other");
+    cell(tr, r[6], "flag");
     for (var s = 0; s < steps; s += 1) {
       cell(tr, num(r[3][s]), "num " + state(r[3][s], data.points[s]), r[3][s]);
     }
-    cell(tr, r[4], r[7] ? "status-graded" : "status-other");
     cell(tr, r[5].toFixed(2), "num", r[5]);
-    cell(tr, r[6], "flag");
     return tr;
   }
 
@@ -81,18 +84,21 @@
     var r = row.r;
     if (column === 0) { return r[0].toLowerCase(); }
     if (column === 1) { return r[2]; }
-    if (column < 2 + steps) { return r[3][column - 2]; }
-    if (column === 2 + steps) { return r[4].toLowerCase(); }
-    if (column === 3 + steps) { return r[5]; }
-    return r[6].toLowerCase();
+    if (column === 2) { return r[4].toLowerCase(); }
+    if (column === 3) { return r[6].toLowerCase(); }
+    if (column < 4 + steps) { return r[3][column - 4]; }
+    return r[5];
   }
 
-  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, column) {
-    if (!th.getAttribute("data-sort")) { return; }
-    th.tabIndex = 0;
-    function sort() {
+  // Each heading holds a button: a click, Enter or Space sorts by its column, and the
+  // heading's aria-sort says which way.
+  var headings = table.tHead.rows[0].cells;
+  Array.prototype.forEach.call(headings, function (th, column) {
+    var button = th.querySelector("button");
+    if (!button) { return; }
+    button.addEventListener("click", function () {
       var up = th.getAttribute("aria-sort") !== "ascending";
-      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (other) {
+      Array.prototype.forEach.call(headings, function (other) {
         other.removeAttribute("aria-sort");
       });
       th.setAttribute("aria-sort", up ? "ascending" : "descending");
@@ -103,9 +109,7 @@
       });
       rows = keyed.map(function (k) { return k[2]; });
       filter();
-    }
-    th.addEventListener("click", sort);
-    th.addEventListener("keydown", function (e) { if (e.key === "Enter") { sort(); } });
+    });
   });
 
   function filter() {
