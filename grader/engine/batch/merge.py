@@ -2,30 +2,43 @@
 batches, usually the shards of one (``embed-grader batch --shard K/N``).
 
 Each OUT holds ``rows.json`` (``classout.write_record``) and ``feedback/``.  The merge
-checks that they were graded alike (one seed, one lab, every shard once, no
-submission twice), copies the feedback files, and writes the gradebooks, the summary,
-the similarity pass and the class page as one batch over the whole class would.  The
-similarity pass reads every module from where its shard found it, or from
-``--submissions DIR`` when the shards ran elsewhere.
+checks that they were graded alike (one seed, one lab, every shard once), copies the
+feedback files, and writes the gradebooks, the summary, the similarity pass and the
+class page as one batch over the whole class would.  The similarity pass reads every
+module from where its shard found it, or from ``--submissions DIR`` when the shards
+ran elsewhere.
 
-Exit status: 0 when merged, 2 when the outputs do not belong together.
+The outputs are not trusted (``shardfile``): a shard that ran next to student code may
+hold anything.  An output whose ``rows.json`` cannot be taken, or a row that cannot
+(an id that is no submission's name, or that ``--submissions`` does not hold, points
+that are not those of its checks, an id in two outputs), is refused and named; the
+rest is merged, and a refused row with a submission's id stands in the gradebook as a
+grader error (no points, to be graded again).  With ``--submissions``, every
+submission found there has exactly one row.
+
+Exit status: 0 when everything was merged; 2 when the outputs do not belong together
+(nothing is written), or when something was refused or the grader failed on a row
+(everything else is written).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.engine.batch.classout import RECORD, write_class
-from grader.engine.batch.rows import BatchOptions, Row
+from grader.engine.batch import faults, shardfile
+from grader.engine.batch.classout import write_class
+from grader.engine.batch.faults import Fault
+from grader.engine.batch.job import problem_feedback
+from grader.engine.batch.rows import GRADER_ERROR, UNSCORED, BatchOptions, Row, write_atomic
+from grader.engine.batch.shardfile import Entry, Record, Refused
 from grader.engine.batch.submissions import discover
-from grader.engine.lab import find
+from grader.engine.lab import DEFAULT as DEFAULT_LAB
+from grader.engine.lab import Lab, LabError, find
 from grader.engine.messages import LANGUAGES, default_language, text
 
 
@@ -34,89 +47,210 @@ class MergeError(Exception):
 
 
 @dataclasses.dataclass(frozen=True)
+class Refusal:
+    """An output (``id`` None) or a row that merge did not take, and why."""
+
+    out: Path
+    id: str | None
+    why: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Merged:
     out: Path
     rows: list[Row]
     summary: dict[str, Any]
+    refused: list[Refusal] = dataclasses.field(default_factory=list)
+    faults: list[Fault] = dataclasses.field(default_factory=list)
 
-
-def _record(out: Path, lang: str) -> dict[str, Any]:
-    try:
-        data = json.loads((out / RECORD).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise MergeError(text("merge.no_record", lang, out=out, problem=exc)) from None
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
-        raise MergeError(text("merge.no_record", lang, out=out, problem=RECORD))
-    return data
+    @property
+    def exit_status(self) -> int:
+        bad = self.refused or self.faults or any(r.status in UNSCORED for r in self.rows)
+        return 2 if bad else 0
 
 
 def merge(
-    outs: Sequence[Path], dest: Path, submissions: Path | None = None, lang: str | None = None
+    outs: Sequence[Path],
+    dest: Path,
+    submissions: Path | None = None,
+    lang: str | None = None,
+    lab: str | None = None,
 ) -> Merged:
     """Write the class's outputs for the batches' outputs ``outs`` into ``dest``."""
-    records = [(Path(o), _record(Path(o), lang or "en")) for o in outs]
-    first = records[0][1]
-    lang = lang or str(first.get("lang") or "en")
-    for out, data in records[1:]:
-        for key in ("seed", "seed_per_student", "lab"):
-            if data.get(key) != first.get(key):
+    shown = lang or "en"
+    refused: list[Refusal] = []
+    records: list[Record] = []
+    for out in map(Path, outs):
+        try:
+            records.append(shardfile.record(out))
+        except FileNotFoundError as exc:
+            problem = exc.strerror or exc
+            raise MergeError(text("merge.no_record", shown, out=out, problem=problem)) from None
+        except Refused as exc:
+            refused.append(Refusal(out, None, exc.message(shown)))
+    if not records:
+        raise MergeError(text("merge.no_record", shown, out=refused[0].out, problem=refused[0].why))
+    first = records[0]
+    lang = lang or first.lang or "en"
+    chosen = find(lab or DEFAULT_LAB)
+    _check_alike(records, chosen, lab or DEFAULT_LAB, lang)
+    _check_shards([(r.out, r.shard) for r in records], len(refused), lang)
+    opts = BatchOptions(
+        seed=first.seed, seed_per_student=first.seed_per_student, lang=lang, lab=chosen.spec
+    )
+    found = None
+    if submissions is not None:
+        found = {s.id: s for s in discover(submissions, skip=[dest], lab=chosen)}
+    taken, stand, refused_rows = _entries(records, chosen, found, submissions, lang)
+    refused += refused_rows
+    rows: list[tuple[int, Row]] = [(e.position, e.row) for e in taken.values()]
+    for ident, (position, why) in stand.items():
+        rows.append((position, _stand_in(ident, why, opts)))
+    if found is not None:
+        order = {ident: i for i, ident in enumerate(found)}
+        rows = [(order.get(r.id, len(order)), r) for _, r in rows]
+        have = {r.id for _, r in rows}
+        for ident in found:
+            if ident not in have:
+                rows.append((order[ident], _stand_in(ident, text("merge.no_row", lang), opts)))
+    rows.sort(key=lambda pr: (pr[0], pr[1].id))
+    feedback = dest / "feedback"
+    feedback.mkdir(parents=True, exist_ok=True)
+    struck: list[Fault] = []
+    for _, row in rows:
+        try:
+            _write_feedback(feedback, row, taken.get(row.id), lang, chosen)
+        except Exception as exc:  # the grader's fault, on this row alone
+            struck.append(Fault(row.id, faults.MERGE, faults.describe(exc)))
+    modules: list[tuple[str, Path]] = []
+    if found is not None:
+        for _, r in rows:
+            module = found[r.id].module if r.id in found else None
+            if module is not None:
+                modules.append((r.id, module))
+    else:
+        for _, r in rows:
+            entry = taken.get(r.id)
+            if entry is not None and entry.module:
+                modules.append((r.id, Path(entry.module)))
+    seconds = sum(r.seconds for r in records)
+    written = write_class(dest, [r for _, r in rows], modules, opts, seconds, first.sandbox, struck)
+    return Merged(dest, written.rows, written.summary, refused, written.faults)
+
+
+def _check_alike(records: list[Record], lab: Lab, spec: str, lang: str) -> None:
+    """One seed and one lab: the merge's own."""
+    first = records[0]
+    for r in records:
+        if r.lab != spec and r.lab != lab.spec:
+            raise MergeError(text("merge.lab", lang, out=r.out, got=r.lab, want=spec))
+        for key in ("seed", "seed_per_student"):
+            if getattr(r, key) != getattr(first, key):
                 raise MergeError(
                     text(
                         "merge.mismatch",
                         lang,
-                        out=out,
+                        out=r.out,
                         what=key,
-                        got=data.get(key),
-                        want=first.get(key),
+                        got=getattr(r, key),
+                        want=getattr(first, key),
                     )
                 )
-    _check_shards([(out, data.get("shard")) for out, data in records], lang)
-    entries: list[tuple[int, Row, str | None, Path]] = []
-    seen: dict[str, Path] = {}
-    for out, data in records:
-        for e in data["rows"]:
-            row = Row.from_dict(e["row"])
-            if row.id in seen:
-                raise MergeError(
-                    text("merge.duplicate", lang, id=row.id, first=seen[row.id], second=out)
-                )
-            seen[row.id] = out
-            entries.append((int(e.get("position", 0)), row, e.get("module"), out))
-    entries.sort(key=lambda e: (e[0], e[1].id))
-    rows = [e[1] for e in entries]
-    opts = BatchOptions(
-        seed=int(first["seed"]),
-        seed_per_student=bool(first.get("seed_per_student")),
-        lang=lang,
-        lab=str(first.get("lab") or find().spec),
-    )
-    feedback = dest / "feedback"
-    feedback.mkdir(parents=True, exist_ok=True)
-    for _, row, _, out in entries:
-        for ext in ("txt", "json"):
-            name = "%s.%s" % (row.id, ext)
+    where: dict[Path, Record] = {}
+    for r in records:
+        try:
+            place = r.out.resolve()
+        except OSError:
+            place = r.out
+        if place in where:  # one output given twice
+            ident = next(filter(None, map(shardfile.ident_of, r.entries)), r.out.name)
+            raise MergeError(text("merge.duplicate", lang, id=ident, first=r.out, second=r.out))
+        where[place] = r
+
+
+def _entries(
+    records: list[Record],
+    lab: Lab,
+    found: dict[str, Any] | None,
+    submissions: Path | None,
+    lang: str,
+) -> tuple[dict[str, Entry], dict[str, tuple[int, str]], list[Refusal]]:
+    """The rows taken (by id), the ids whose rows were refused (each with a place and
+    why), and the refusals."""
+    taken: dict[str, Entry] = {}
+    stand: dict[str, tuple[int, str]] = {}
+    refused: list[Refusal] = []
+    seen: dict[str, tuple[str, Path]] = {}  # lowercase id -> the id, where it was first
+    for rec in records:
+        for raw in rec.entries:
+            ident = shardfile.ident_of(raw)
             try:
-                shutil.copyfile(out / "feedback" / name, feedback / name)
-            except OSError:
-                pass  # the class page and the gradebook do without it
-    modules: list[tuple[str, Path]] = []
-    if submissions is not None:
-        lab = find(opts.lab)
-        found = {s.id: s.module for s in discover(submissions, skip=[dest], lab=lab)}
-        for r in rows:
-            module = found.get(r.id)
-            if module is not None:
-                modules.append((r.id, module))
+                if ident is None:
+                    shardfile.entry(rec.out, raw, lab)  # raises: says why
+                if found is not None and ident not in found:
+                    raise Refused("not_submission", folder=submissions, id=ident)
+            except Refused as exc:
+                refused.append(Refusal(rec.out, ident, exc.message(lang)))
+                continue
+            assert ident is not None
+            position = _position(raw)
+            if ident.lower() in seen:
+                earlier, where = seen[ident.lower()]
+                why = Refused("twice", id=ident, first=where, second=rec.out).message(lang)
+                refused.append(Refusal(rec.out, ident, why))
+                taken.pop(earlier, None)
+                stand[earlier] = (
+                    position,
+                    text("merge.refused_detail", lang, out=rec.out, why=why),
+                )
+                continue
+            seen[ident.lower()] = (ident, rec.out)
+            try:
+                taken[ident] = shardfile.entry(rec.out, raw, lab)
+            except Refused as exc:
+                refused.append(Refusal(rec.out, ident, exc.message(lang)))
+                why = text("merge.refused_detail", lang, out=rec.out, why=exc.message(lang))
+                stand[ident] = (position, why)
+            except Exception as exc:  # the grader's fault, on this row alone
+                fault = Fault(ident, faults.MERGE, faults.describe(exc))
+                stand[ident] = (position, faults.detail(fault, lang))
+    return taken, stand, refused
+
+
+def _position(raw: Any) -> int:
+    value = raw.get("position") if isinstance(raw, dict) else None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 31:
+        return value
+    return 1 << 31
+
+
+def _stand_in(ident: str, why: str, opts: BatchOptions) -> Row:
+    """The row of a submission whose row was refused: a grader error with no points."""
+    return Row(ident, GRADER_ERROR, 0.0, float(find(opts.lab).max_score), {}, opts.seed, 0.0, why)
+
+
+def _write_feedback(folder: Path, row: Row, entry: Entry | None, lang: str, lab: Lab) -> None:
+    """The row's feedback files: those of its shard as read and checked, else the
+    feedback of a submission that has no grading."""
+    if entry is None:
+        made = problem_feedback(row, lang, lab.module_file)
+        files = {"txt": made.feedback_text, "json": made.feedback_json}
     else:
-        modules = [(e[1].id, Path(e[2])) for e in entries if e[2]]
-    seconds = sum(float(data.get("seconds") or 0.0) for _, data in records)
-    sandbox = str(first.get("sandbox") or "process")
-    summary = write_class(dest, rows, modules, opts, seconds, sandbox)
-    return Merged(dest, rows, summary)
+        files = entry.feedback
+    for ext in ("txt", "json"):
+        path = folder / ("%s.%s" % (row.id, ext))  # the id is a checked name
+        if ext in files:
+            write_atomic(path, files[ext])
+        else:
+            try:
+                path.unlink()  # a file of an earlier merge is not this one's
+            except FileNotFoundError:
+                pass
 
 
-def _check_shards(shards: list[tuple[Path, Any]], lang: str) -> None:
-    """Every shard of one split once, or outputs that are not shards at all."""
+def _check_shards(shards: list[tuple[Path, Any]], refused: int, lang: str) -> None:
+    """Every shard of one split once, or outputs that are not shards at all; as many
+    shards may be missing as outputs were refused (whose shard is unknown)."""
     split = {tuple(s)[1] for _, s in shards if s}
     if not split:
         return
@@ -125,7 +259,7 @@ def _check_shards(shards: list[tuple[Path, Any]], lang: str) -> None:
     n = split.pop()
     have = sorted(tuple(s)[0] for _, s in shards)
     missing = sorted(set(range(1, n + 1)) - set(have))
-    if missing or len(have) != n:
+    if len(missing) > refused or len(have) != len(set(have)):
         shown = ", ".join("%d/%d" % (k, n) for k in missing) or "-"
         raise MergeError(text("merge.shards", lang, missing=shown, n=n))
 
@@ -142,8 +276,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--submissions",
         metavar="DIR",
-        help="read the modules for the similarity pass from this folder "
-        "(default: where each shard found them)",
+        help="read the modules for the similarity pass from this folder, and take only "
+        "rows of the submissions found there (default: where each shard found them)",
+    )
+    p.add_argument(
+        "--lab",
+        metavar="NAME|DIR",
+        help="the lab the outputs were graded against (default: embed)",
     )
     p.add_argument("--lang", choices=LANGUAGES, help="language of the outputs")
     return p
@@ -158,12 +297,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             Path(args.out),
             Path(args.submissions) if args.submissions else None,
             args.lang,
+            args.lab,
         )
     except MergeError as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    except LabError as exc:
+        problem = str(exc)
+        print(
+            text("cli.no_lab", lang, lab=args.lab or DEFAULT_LAB, problem=problem), file=sys.stderr
+        )
+        return 2
     except OSError as exc:
         print("%s: %s" % (exc.filename or args.out, exc.strerror or exc), file=sys.stderr)
         return 2
+    for r in merged.refused:
+        if r.id is None:
+            print(text("merge.refused_shard", lang, out=r.out, why=r.why), file=sys.stderr)
+        else:
+            print(text("merge.refused_row", lang, out=r.out, why=r.why), file=sys.stderr)
+    ids = sorted({f.id for f in merged.faults if f.id})
+    if ids:
+        print(text("batch.faults", lang, n=len(ids), ids=", ".join(ids)), file=sys.stderr)
     print(text("merge.done", lang, n=len(merged.rows), outs=len(args.outs), out=merged.out))
-    return 0
+    return merged.exit_status

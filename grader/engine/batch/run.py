@@ -18,13 +18,15 @@ from concurrent.futures import (
     as_completed,
 )
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader.engine import integrity, safefs
+from grader.engine.batch import faults
 from grader.engine.batch.cache import CACHE_FILE, Cache, cache_key, grader_fingerprint
 from grader.engine.batch.classout import in_shard, write_class, write_record
+from grader.engine.batch.faults import Fault
 from grader.engine.batch.job import Graded, Job, grade_one, problem_feedback, shown_module
 from grader.engine.batch.rows import (
     GRADER_ERROR,
@@ -64,10 +66,11 @@ class BatchResult:
     seconds: float
     summary: dict[str, Any]
     isolation: str = "process"
+    faults: list[Fault] = field(default_factory=list)  # steps the grader failed in
 
     @property
     def exit_status(self) -> int:
-        return 2 if any(r.status in UNSCORED for r in self.rows) else 0
+        return 2 if self.faults or any(r.status in UNSCORED for r in self.rows) else 0
 
 
 Progress = Callable[[Row, int, int], None]
@@ -114,17 +117,31 @@ def run_batch(
     # The state of everything grades depend on, before any submission runs.
     watch = integrity.Watch()
     watch.add_all(integrity.grader_files())
-    for sub in subs:
-        watch.add_all(watched_files(sub))
     rows: dict[str, Row] = {}
     jobs: list[Job] = []
+    found: list[Fault] = []  # the grader's faults, each confined to its submission
     done = 0
+
+    def failed(sub: Submission, seed: int, stage: str, exc: Exception) -> Graded:
+        """The row and feedback of a submission that a step of the grader failed on."""
+        fault = Fault(sub.id, stage, faults.describe(exc))
+        found.append(fault)
+        row = faults.stand_in(
+            empty_row(sub, GRADER_ERROR, seed, "", lab), fault, opts.lang, lab.max_score
+        )
+        return problem_feedback(row, opts.lang, lab.module_file)
 
     def finish(graded: Graded, key: str | None) -> None:
         nonlocal done
         row = graded.row
-        write_atomic(feedback / ("%s.txt" % row.id), graded.feedback_text)
-        write_atomic(feedback / ("%s.json" % row.id), graded.feedback_json)
+        try:
+            write_atomic(feedback / ("%s.txt" % row.id), graded.feedback_text)
+            write_atomic(feedback / ("%s.json" % row.id), graded.feedback_json)
+        except Exception as exc:  # its feedback cannot be written: nor kept, nor cached
+            key = None
+            fault = Fault(row.id, faults.FEEDBACK, faults.describe(exc))
+            found.append(fault)
+            row = faults.stand_in(row, fault, opts.lang, lab.max_score)
         rows[row.id] = row
         if key is not None and row.status not in UNSCORED:
             cache.put(row.id, key, row)
@@ -132,52 +149,68 @@ def run_batch(
         if on_row is not None:
             on_row(row, done, len(subs))
 
+    watching: list[Submission] = []
+    # The submissions whose grading the grader failed to prepare, each with its seed.
+    pending: list[tuple[Submission, int]] = []
+    for sub in subs:
+        try:
+            watch.add_all(watched_files(sub))
+        except Exception as exc:  # a submission that cannot be watched is not graded
+            pending.append((_failed(sub, exc, found), opts.seed))
+            continue
+        watching.append(sub)
+
     with _scratch("embed-grader-noreports-") as empty:
-        pending: list[tuple[Submission, int, str | None]] = []
-        for sub in subs:
-            seed = student_seed(opts.seed, sub.id) if opts.seed_per_student else opts.seed
-            if sub.problem:
-                pending.append((sub, seed, None))
-                continue
+        hits: list[Row] = []
+        for sub in watching:
+            seed = opts.seed
             try:
-                content = files_hash(sub)
-            except OSError as exc:
-                sub = dataclasses.replace(
-                    sub, problem=UNREADABLE, detail=text("batch.unreadable", error=os_error(exc))
-                )
-                pending.append((sub, seed, None))
+                seed = student_seed(opts.seed, sub.id) if opts.seed_per_student else opts.seed
+                prepared = _prepare(sub, seed, fingerprint, cache, feedback, opts)
+            except Exception as exc:  # the grader's fault: this submission's alone
+                pending.append((_failed(sub, exc, found), seed))
                 continue
-            key = cache_key(content, fingerprint, seed, opts)
-            hit = None if opts.force else cache.get(sub.id, key)
-            if hit is not None and _has_feedback(feedback, sub.id):
-                rows[sub.id] = hit
-                continue
-            report_dir = sub.report_dir if sub.report_dir is not None else Path(empty)
-            jobs.append(
-                Job(
-                    sub,
-                    seed,
-                    key,
-                    report_dir,
-                    opts.timeout,
-                    opts.python,
-                    opts.lang,
-                    isolation,
-                    root,
-                    opts.max_seconds,
-                    lab.spec,
+            if isinstance(prepared, Row):
+                hits.append(prepared)
+            elif isinstance(prepared, Submission):
+                pending.append((prepared, seed))
+            else:
+                report_dir = sub.report_dir if sub.report_dir is not None else Path(empty)
+                jobs.append(
+                    Job(
+                        sub,
+                        seed,
+                        prepared,
+                        report_dir,
+                        opts.timeout,
+                        opts.python,
+                        opts.lang,
+                        isolation,
+                        root,
+                        opts.max_seconds,
+                        lab.spec,
+                    )
                 )
-            )
-        cached = len(rows)
         if on_start is not None:
-            on_start(len(subs), len(subs) - cached)
-        for row in list(rows.values()):
+            on_start(len(subs), len(subs) - len(hits))
+        for row in hits:
+            rows[row.id] = row
             done += 1
             if on_row is not None:
                 on_row(row, done, len(subs))
-        for sub, seed, _ in pending:
-            row = empty_row(sub, sub.problem, seed, sub.detail, lab)
-            finish(problem_feedback(row, opts.lang, shown_module(sub, lab.module_file)), None)
+        for sub, seed in pending:
+            try:
+                if sub.problem == GRADER_ERROR:
+                    fault = Fault(sub.id, faults.GRADING, sub.detail)
+                    row = faults.stand_in(
+                        empty_row(sub, GRADER_ERROR, seed, "", lab), fault, opts.lang, lab.max_score
+                    )
+                else:
+                    row = empty_row(sub, sub.problem, seed, sub.detail, lab)
+                graded = problem_feedback(row, opts.lang, shown_module(sub, lab.module_file))
+            except Exception as exc:
+                graded = failed(sub, seed, faults.GRADING, exc)
+            finish(graded, None)
         with _executor(opts) as pool:
             futures: dict[Future[Graded], Job] = {pool.submit(grade_one, j): j for j in jobs}
             since_check: list[str] = []  # finished since the last check that found nothing
@@ -205,12 +238,7 @@ def run_batch(
                     try:
                         graded = fut.result()
                     except Exception as exc:  # the worker itself died
-                        detail = "%s: %s" % (type(exc).__name__, exc)
-                        graded = problem_feedback(
-                            empty_row(job.sub, GRADER_ERROR, job.seed, detail, lab),
-                            opts.lang,
-                            shown_module(job.sub, lab.module_file),
-                        )
+                        graded = failed(job.sub, job.seed, faults.GRADING, exc)
                     finish(graded, job.key)
                     cache.save_soon()
             except BaseException:
@@ -224,9 +252,44 @@ def run_batch(
     _remove_stale(feedback, {s.id for s in subs})
     seconds = time.perf_counter() - start
     modules = {s.id: s.module for s in subs if s.module is not None}
-    write_record(out, ordered, positions, modules, opts, seconds, isolation)
-    summary = write_class(out, ordered, list(modules.items()), opts, seconds, isolation)
-    return BatchResult(out, opts.seed, ordered, len(jobs), cached, seconds, summary, isolation)
+    found += write_record(out, ordered, positions, modules, opts, seconds, isolation)
+    written = write_class(out, ordered, list(modules.items()), opts, seconds, isolation, found)
+    return BatchResult(
+        out,
+        opts.seed,
+        written.rows,
+        len(jobs),
+        len(hits),
+        seconds,
+        written.summary,
+        isolation,
+        written.faults,
+    )
+
+
+def _failed(sub: Submission, exc: Exception, found: list[Fault]) -> Submission:
+    """The submission as one the grader failed to prepare for grading (its fault recorded)."""
+    found.append(Fault(sub.id, faults.GRADING, faults.describe(exc)))
+    return dataclasses.replace(sub, problem=GRADER_ERROR, detail=found[-1].error)
+
+
+def _prepare(
+    sub: Submission, seed: int, fingerprint: str, cache: Cache, feedback: Path, opts: BatchOptions
+) -> Row | Submission | str:
+    """A submission before grading: its row from the cache (a ``Row``), the submission
+    with the problem that leaves it ungraded (a ``Submission``), else its cache key."""
+    if sub.problem:
+        return sub
+    try:
+        content = files_hash(sub)
+    except OSError as exc:
+        detail = text("batch.unreadable", error=os_error(exc))
+        return dataclasses.replace(sub, problem=UNREADABLE, detail=detail)
+    key = cache_key(content, fingerprint, seed, opts)
+    hit = None if opts.force else cache.get(sub.id, key)
+    if hit is not None and _has_feedback(feedback, sub.id):
+        return hit
+    return key
 
 
 def _has_feedback(folder: Path, ident: str) -> bool:

@@ -169,8 +169,24 @@ def summary_text(
     lines = _summary_lines(summary, lang, width)
     if summary.get("not_graded"):  # the machine ran short: said last, to be seen
         lines += ["", text("batch.machine", lang, n=summary["not_graded"])]
+    lines += _fault_lines(summary.get("faults") or [], lang)
     fitted = [piece for line in lines for piece in layout.wrap(line, width, " " * 8)]
     return "\n".join(fitted) + "\n"
+
+
+def _fault_lines(found: list[dict[str, str]], lang: str) -> list[str]:
+    """The steps the grader failed in (see ``faults.py``), said last, to be seen."""
+    ids = sorted({f["id"] for f in found if f["id"]})
+    lines = []
+    if ids:
+        shown = ", ".join(ids[:TOP_FAILING]) + (
+            " (+%d)" % (len(ids) - TOP_FAILING) if len(ids) > TOP_FAILING else ""
+        )
+        lines.append(text("batch.faults", lang, n=len(ids), ids=shown))
+    for f in found:
+        if not f["id"]:
+            lines.append(text("batch.fault_class", lang, stage=f["stage"], error=f["error"]))
+    return [""] + lines if lines else []
 
 
 def _summary_lines(summary: dict[str, Any], lang: str, width: int) -> list[str]:

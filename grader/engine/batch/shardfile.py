@@ -1,0 +1,345 @@
+"""A batch's output as ``merge`` reads it: untrusted.
+
+Shards run next to student code (a CI job that graded it uploads its output folder), so
+nothing in ``rows.json`` or ``feedback/`` is believed as it is.  Every file is read
+without following a link (``safefs``), at most a fixed number of bytes, checked for its
+depth before it is parsed, and checked field by field: a row's id must be one that
+discovery makes (one name, no folder, no ``..``), its points must add up to its total,
+no step may hold more than the lab gives it, its maximum must be the lab's, and its
+points must be those of the checks in its own ``feedback/ID.json``.  What fails is
+refused (:class:`Refused`, with the reason) and merge goes on without it.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from grader.engine import safefs
+from grader.engine.batch.rows import STATUSES, UNSCORED, Row
+from grader.engine.batch.submissions import MISSING, REFUSED, UNREADABLE
+from grader.engine.lab import Lab
+from grader.engine.messages import LANGUAGES, text
+
+RECORD = "rows.json"
+MAX_RECORD = 256 << 20  # bytes of rows.json: some 50,000 rows of a lab of many checks
+MAX_ROWS = 200_000
+MAX_FEEDBACK = 16 << 20  # bytes of feedback/ID.txt or ID.json
+RECORD_DEPTH = 6  # the record, its rows, an entry, its row, a list in it, a pair
+FEEDBACK_DEPTH = 64  # a check's details hold values of the student's functions
+MAX_TEXT = 1 << 20  # characters of a row's detail
+MAX_LIST = 100_000  # failing checks of one row, and the functions each follows from
+# An id as discovery makes it (submissions._ident and _unique): one name of letters,
+# digits and ``.@+-_`` that does not start with ``.`` or ``_``.
+ID = re.compile(r"(?![._])[\w.@+-]{1,120}")
+NO_POINTS = (MISSING, UNREADABLE, REFUSED, *UNSCORED)  # statuses of rows not graded
+ROW_FIELDS = frozenset(
+    ("id", "status", "total", "max", "steps", "seed", "seconds", "detail", "failing", "follows")
+)
+ROUNDING = 0.006  # a step's points are rounded to hundredths: its total is not
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_INNERMOST = re.compile(rb"\[\]|\{\}")
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+
+
+class Refused(Exception):
+    """A shard's file or row that merge does not take: why, as a message of the
+    catalogue (``merge.why.CODE``) and its values."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+    def message(self, lang: str = "en") -> str:
+        return text("merge.why." + self.code, lang, **self.params)
+
+    def __str__(self) -> str:
+        return self.message()
+
+
+def depth(data: bytes, limit: int) -> int:
+    """How deep the JSON text ``data`` nests its arrays and objects, counted up to
+    ``limit + 1``: linear time for each level counted."""
+    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    levels = 0
+    while brackets and levels <= limit:
+        brackets, n = _INNERMOST.subn(b"", brackets)
+        if not n:
+            break  # unbalanced: the parser says so
+        levels += 1
+    return levels + (1 if brackets else 0)
+
+
+def read_json(folder: Path, name: str, limit: int, most_depth: int) -> Any:
+    """The JSON file ``folder/name``: a regular file reached without a link, at most
+    ``limit`` bytes, nesting at most ``most_depth`` deep.  ``FileNotFoundError`` when it
+    is not there; ``Refused`` when it is not such a file."""
+    data = read_bytes(folder, name, limit)
+    if depth(data, most_depth) > most_depth:
+        raise Refused("deep", name=name, limit=most_depth)
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise Refused("json", name=name, error=str(exc)[:200]) from None
+
+
+def read_bytes(folder: Path, name: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file ``folder/name``, never through a link."""
+    try:
+        got = safefs.read_below(str(folder), str(folder / name), limit + 1)
+    except safefs.NotRegular:
+        raise Refused("link", name=name) from None
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise FileNotFoundError(errno.ENOENT, "no such file", str(folder / name)) from None
+        raise Refused("unreadable", name=name, error=exc.strerror or type(exc).__name__) from None
+    if got.size > limit:
+        raise Refused("size", name=name, size=got.size, limit=limit)
+    return got.data
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError("%s is not a number" % name)
+
+
+@dataclass(frozen=True)
+class Record:
+    """What a shard's ``rows.json`` says of the batch, and its entries, unchecked."""
+
+    out: Path
+    seed: int
+    seed_per_student: bool
+    lab: str
+    lang: str | None
+    shard: tuple[int, int] | None
+    sandbox: str
+    seconds: float
+    entries: list[Any]
+
+
+def record(out: Path) -> Record:
+    """The shard's ``rows.json`` (FileNotFoundError: it has none; Refused: not such a file)."""
+    data = read_json(out, RECORD, MAX_RECORD, RECORD_DEPTH)
+    if not isinstance(data, dict):
+        raise Refused("field", name=RECORD, field="{}", got=_shown(type(data).__name__))
+    entries = data.get("rows")
+    if not isinstance(entries, list) or len(entries) > MAX_ROWS:
+        raise Refused("field", name=RECORD, field="rows", got=_shown(type(entries).__name__))
+    shard = data.get("shard")
+    if shard is not None:
+        if not (
+            isinstance(shard, list)
+            and len(shard) == 2
+            and all(_is_int(k) for k in shard)
+            and 1 <= shard[0] <= shard[1] <= MAX_ROWS
+        ):
+            raise Refused("field", name=RECORD, field="shard", got=_shown(shard))
+        shard = (shard[0], shard[1])
+    lang = data.get("lang")
+    if lang is not None and lang not in LANGUAGES:
+        raise Refused("field", name=RECORD, field="lang", got=_shown(lang))
+    seconds = data.get("seconds", 0.0)
+    if not _is_number(seconds) or seconds < 0:
+        raise Refused("field", name=RECORD, field="seconds", got=_shown(seconds))
+    for key, want in (("seed", int), ("seed_per_student", bool), ("lab", str)):
+        value = data.get(key)
+        if not (isinstance(value, want) and (want is bool or not isinstance(value, bool))):
+            raise Refused("field", name=RECORD, field=key, got=_shown(value))
+    sandbox = data.get("sandbox", "process")
+    if not (isinstance(sandbox, str) and re.fullmatch(r"[a-z]{1,20}", sandbox)):
+        raise Refused("field", name=RECORD, field="sandbox", got=_shown(sandbox))
+    return Record(
+        out,
+        data["seed"],
+        data["seed_per_student"],
+        data["lab"],
+        lang,
+        shard,
+        sandbox,
+        float(seconds),
+        entries,
+    )
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One checked row of a shard, with the feedback files it was checked against."""
+
+    row: Row
+    position: int
+    module: str | None
+    feedback: dict[str, str]  # "txt", "json": the files' text, as read once
+
+
+def ident_of(raw: Any) -> str | None:
+    """The entry's id when it is one discovery makes, else None."""
+    ident = _raw_id(raw)
+    return ident if isinstance(ident, str) and ID.fullmatch(ident) else None
+
+
+def entry(out: Path, raw: Any, lab: Lab) -> Entry:
+    """The entry ``raw`` of the shard ``out``, checked (see the module's docstring)."""
+    if not isinstance(raw, dict) or set(raw) - {"row", "position", "module"}:
+        raise Refused("fields", fields="row, position, module")
+    ident = ident_of(raw)
+    if ident is None:
+        raise Refused("id", got=_shown(_raw_id(raw)))
+    position = raw.get("position", 0)
+    if not _is_int(position) or not 0 <= position <= 10 * MAX_ROWS:
+        raise Refused("field", name=ident, field="position", got=_shown(position))
+    module = raw.get("module")
+    if module is not None and not _module_path(module):
+        raise Refused("field", name=ident, field="module", got=_shown(module))
+    row = _row(raw["row"], lab)
+    feedback: dict[str, str] = {}
+    for ext in ("txt", "json"):
+        name = "%s.%s" % (ident, ext)
+        try:
+            data = read_bytes(out / "feedback", name, MAX_FEEDBACK)
+        except FileNotFoundError:
+            continue
+        if ext == "json" and depth(data, FEEDBACK_DEPTH) > FEEDBACK_DEPTH:
+            raise Refused("deep", name="feedback/" + name, limit=FEEDBACK_DEPTH)
+        try:
+            feedback[ext] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Refused("utf8", name="feedback/" + name) from None
+    _check_points(row, feedback.get("json"), lab)
+    return Entry(row, position, module, feedback)
+
+
+def _row(data: Any, lab: Lab) -> Row:
+    if not isinstance(data, dict) or set(data) != ROW_FIELDS:
+        raise Refused("fields", fields=", ".join(sorted(ROW_FIELDS)))
+    if data["status"] not in STATUSES:
+        raise Refused("field", name=data["id"], field="status", got=_shown(data["status"]))
+    for key in ("total", "max", "seconds"):
+        if not _is_number(data[key]) or data[key] < 0:
+            raise Refused("field", name=data["id"], field=key, got=_shown(data[key]))
+    if not _is_int(data["seed"]):
+        raise Refused("field", name=data["id"], field="seed", got=_shown(data["seed"]))
+    if not isinstance(data["detail"], str) or len(data["detail"]) > MAX_TEXT:
+        raise Refused(
+            "field", name=data["id"], field="detail", got=_shown(type(data["detail"]).__name__)
+        )
+    failing = data["failing"]
+    if not (
+        isinstance(failing, list)
+        and len(failing) <= MAX_LIST
+        and all(
+            isinstance(f, list) and len(f) == 2 and all(isinstance(s, str) for s in f)
+            for f in failing
+        )
+    ):
+        raise Refused("field", name=data["id"], field="failing", got=_shown(failing))
+    follows = data["follows"]
+    if not (
+        isinstance(follows, dict)
+        and len(follows) <= MAX_LIST
+        and all(
+            isinstance(v, list) and len(v) <= MAX_LIST and all(isinstance(s, str) for s in v)
+            for v in follows.values()
+        )
+    ):
+        raise Refused("field", name=data["id"], field="follows", got=_shown(follows))
+    steps = data["steps"]
+    if not isinstance(steps, dict):
+        raise Refused("field", name=data["id"], field="steps", got=_shown(steps))
+    points: dict[int, float] = {}
+    for key, value in steps.items():
+        step = int(key) if re.fullmatch(r"[0-9]{1,3}", key) else -1
+        if step not in lab.steps:
+            raise Refused("no_step", step=_shown(key))
+        if not _is_number(value) or not 0 <= value <= lab.steps[step] + 1e-9:
+            raise Refused("step", step=step, got=_shown(value), most=lab.steps[step])
+        points[step] = float(value)
+    if data["max"] != lab.max_score:
+        raise Refused("max", got=_shown(data["max"]), want=lab.max_score)
+    total = float(data["total"])
+    if abs(total - sum(points.values())) > ROUNDING * max(1, len(points)):
+        raise Refused("total", got=_shown(total), sum=_shown(round(sum(points.values()), 2)))
+    if data["status"] in NO_POINTS and total > 0:
+        raise Refused("no_points", got=_shown(total), status=data["status"])
+    values = dict(data)
+    values["steps"] = points
+    values["total"] = total
+    values["max"] = float(data["max"])
+    values["seconds"] = float(data["seconds"])
+    values["failing"] = [list(f) for f in failing]
+    values["follows"] = {k: list(v) for k, v in follows.items()}
+    return Row(**values)
+
+
+def _check_points(row: Row, feedback: str | None, lab: Lab) -> None:
+    """The row's points are those of the checks in its feedback file."""
+    if not row.total and not any(row.steps.values()):
+        return  # no points: nothing a forged file could give
+    name = "feedback/%s.json" % row.id
+    if feedback is None:
+        raise Refused("no_feedback", name=name)
+    try:
+        data = json.loads(feedback, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        data = None
+    checks = data.get("checks") if isinstance(data, dict) else None
+    if not isinstance(checks, list):
+        raise Refused("checks", name=name)
+    got: dict[int, float] = {}
+    most: dict[int, float] = {}
+    for c in checks:
+        if not isinstance(c, dict):
+            raise Refused("checks", name=name)
+        step, points, top = c.get("step"), c.get("points"), c.get("max_points")
+        if not (_is_int(step) and _is_number(points) and _is_number(top) and 0 <= points <= top):
+            raise Refused("checks", name=name)
+        got[step] = got.get(step, 0.0) + points
+        most[step] = most.get(step, 0.0) + top
+    for step, top in most.items():
+        if step not in lab.steps or top > lab.steps[step] + ROUNDING:
+            raise Refused("checks", name=name)
+    for step in set(got) | set(row.steps):
+        if abs(got.get(step, 0.0) - row.steps.get(step, 0.0)) > ROUNDING:
+            raise Refused("checks", name=name)
+    score = data.get("score") if isinstance(data, dict) else None
+    if not _is_number(score) or abs(score - row.total) > 1e-6:
+        raise Refused("checks", name=name)
+
+
+def _raw_id(raw: Any) -> Any:
+    row = raw.get("row") if isinstance(raw, dict) else None
+    return row.get("id") if isinstance(row, dict) else None
+
+
+def _module_path(value: Any) -> bool:
+    """A path that discovery could have found a module at: absolute, a Python file or
+    a notebook, one line."""
+    if not isinstance(value, str) or len(value) > 4096 or "\0" in value or "\n" in value:
+        return False
+    path = Path(value)
+    return path.is_absolute() and path.suffix in (".py", ".ipynb")
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> TypeGuard[float]:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and abs(value) < 1e12
+    )
+
+
+def _shown(value: Any) -> str:
+    """A value of a shard's file in a message: its repr, shortened."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
