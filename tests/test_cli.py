@@ -316,3 +316,35 @@ def test_an_inputs_check_runs_alone_and_replays(capsys, tmp_path):
     assert code == 1
     assert [c["id"] for c in again["checks"]] == ["dot.inputs"]
     assert again["checks"][0]["message"] == failed["dot.inputs"]["message"]
+
+
+def test_a_zip_is_named_for_what_it_is(capsys, tmp_path):
+    import zipfile
+
+    archive = tmp_path / "embed.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(ROOT / "embed.py", "embed.py")
+    code, out, err = run(capsys, str(archive))
+    assert code == 2 and out == ""
+    assert "is a zip archive, not a module" in err and "SyntaxError" not in err
+
+
+def test_a_text_file_is_graded_as_the_module_with_a_note(capsys, tmp_path):
+    path = tmp_path / "embed.py.txt"
+    shutil.copyfile(ROOT / "embed.py", path)
+    for name in ("embed_report.json", "embed_report.md"):
+        shutil.copy(REFERENCE / name, tmp_path / name)
+    code, out, err = run(capsys, str(path), "--check", "lookup")
+    assert code == 0
+    assert "is not named .py; it is graded as the Python module embed.py" in err
+
+
+def test_a_folder_is_graded_by_the_rule_of_every_grading(capsys, tmp_path):
+    shutil.copyfile(ROOT / "embed.py", tmp_path / "embed (1).py")
+    (tmp_path / "tests").mkdir()
+    code, out, err = run(capsys, str(tmp_path), "--check", "lookup")
+    assert code == 0 and "graded: embed (1).py" in err
+    (tmp_path / "embed (1).py").unlink()
+    (tmp_path / "helper.py").write_text("x = 1\n", encoding="utf-8")
+    code, out, err = run(capsys, str(tmp_path))
+    assert code == 2 and "helper.py" in err and "nor any other Python file" not in err

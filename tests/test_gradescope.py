@@ -60,13 +60,21 @@ def with_reports(module: Path | str, name: str = "embed.py") -> dict[str, Path |
 
 @pytest.mark.parametrize(
     "name",
-    ["embed (1).py", "embed(2).py", "embed-1.py", "embed_copy.py", "Embed.py", "EMBED (12).py"],
+    [
+        "embed (1).py",
+        "embed(2).py",
+        "embed-1.py",
+        "embed_copy.py",
+        "Embed.py",
+        "EMBED (12).py",
+        "embed.py.txt",
+    ],
 )
 def test_the_names_a_copy_gets(name: str) -> None:
     assert gradescope.copy_name(name, "embed.py")
 
 
-@pytest.mark.parametrize("name", ["embedding.py", "my embed.py", "embed.py.txt", "embed (1).txt"])
+@pytest.mark.parametrize("name", ["embedding.py", "my embed.py", "embed.txt", "embed (1).txt"])
 def test_other_names_are_no_copy(name: str) -> None:
     assert not gradescope.copy_name(name, "embed.py")
 
@@ -90,11 +98,11 @@ def test_without_the_module_the_results_list_what_came(tmp_path: Path) -> None:
     assert data["score"] == 0 and data["tests"] == []
     assert "solution.py" in data["output"] and "notes/readme.txt" in data["output"]
     assert "\x1b" not in data["output"]  # a file name cannot move the cursor
-    # Two copies: which one is meant is not for the grader to guess.
-    root = autograder(tmp_path / "two", {"embed (1).py": WRONG, "embed (2).py": WRONG})
+    # Two files by the module's name at one depth: which one is meant is not for the
+    # grader to guess.
+    root = autograder(tmp_path / "two", {"a/embed.py": WRONG, "b/embed.py": WRONG})
     data = run(root)
-    assert data["score"] == 0 and "embed (1).py, embed (2).py" in data["output"]
-    assert not (root / "submission" / "embed.py").exists()
+    assert data["score"] == 0 and "a/embed.py, b/embed.py" in data["output"]
     empty = autograder(tmp_path / "empty", {})
     assert run(empty)["output"] == text(
         "gradescope.empty", "en", module="embed.py", reports=", ".join(REPORTS)
@@ -179,3 +187,43 @@ def test_a_notebook_uploaded_as_a_copy_is_graded_too(tmp_path: Path) -> None:
         text("gradescope.renamed", "en", found="embed (1).ipynb", module="embed.ipynb")
     )
     assert 0 < data["score"] < 100
+
+
+def test_the_newest_copy_is_graded_and_the_rest_are_listed(tmp_path: Path) -> None:
+    """A browser numbers each new download higher: embed (2).py is the newest."""
+    files = with_reports(ROOT / "embed.py", "embed (2).py")
+    files.update({"embed (1).py": WRONG, "test_embed.py": "def test(): pass\n"})
+    data = run(autograder(tmp_path, files))
+    assert data["score"] == 100
+    assert (
+        text("gradescope.renamed", "en", found="embed (2).py", module="embed.py")
+        in (data["output"])
+    )
+    assert "not graded: embed (1).py, test_embed.py" in data["output"]
+
+
+def test_a_module_in_src_beside_tests_is_the_one_graded(tmp_path: Path) -> None:
+    files: dict[str, Path | str] = {
+        "src/embed.py": ROOT / "embed.py",
+        "tests/embed.py": WRONG,
+        "embed (1).py": WRONG,
+    }
+    files.update({"src/" + n: REFERENCE / n for n in REPORTS})
+    data = run(autograder(tmp_path, files))
+    assert data["score"] == 100 and "tests/embed.py" in data["output"]
+
+
+def test_a_zip_is_unpacked_within_limits(tmp_path: Path) -> None:
+    import zipfile
+
+    root = autograder(tmp_path, {})
+    with zipfile.ZipFile(root / "submission" / "lab.zip", "w") as zf:
+        zf.write(ROOT / "embed.py", "lab/embed.py")
+        for n in REPORTS:
+            zf.write(REFERENCE / n, "lab/" + n)
+    assert run(root)["score"] == 100
+    evil = autograder(tmp_path / "evil", {})
+    with zipfile.ZipFile(evil / "submission" / "lab.zip", "w") as zf:
+        zf.writestr("../../source/gradescope.json", "{}")
+    data = run(evil)
+    assert data["score"] == 0 and "would land outside" in data["output"]

@@ -494,6 +494,7 @@ NOT_FAILURE_PREFIXES = (
     "page.",
     "report.kind.",
     "gradescope.",
+    "handin.",
     "classroom.",
     "submission.",
     "report.json.schema_",

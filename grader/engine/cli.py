@@ -229,8 +229,9 @@ def _grade(args: argparse.Namespace, lang: str) -> Report:
         raise UsageError("cli.upto", upto=args.upto, last=last)
     if plain():
         print(text("cli.plain", lang), file=sys.stderr)
+    path = module_path(args.path or lab.module_file, lab.module_file, lang)
     return grade(
-        args.path or lab.module_file,
+        path,
         seed=args.seed,
         report_dir=args.report_dir,
         python=args.python,
@@ -245,6 +246,36 @@ def _grade(args: argparse.Namespace, lang: str) -> Report:
         max_seconds=args.max_seconds,
         lab=lab.spec,
     )
+
+
+def module_path(path: str, module_file: str, lang: str) -> str:
+    """The module to grade for ``path``: a folder's by the rule every grading uses
+    (``grader.engine.batch.finding``), a file as it is; a note on standard error
+    when a file not named like a module is graded as one, and a ``UsageError`` that
+    says what a ``.zip`` is."""
+    from grader.engine.batch import archives
+    from grader.engine.batch.finding import choose
+    from grader.engine.batch.handins import walk
+    from grader.engine.batch.submissions import notebook_name, some
+
+    given = Path(path)
+    if given.is_dir():
+        names = [i.name for i in walk(given) if not i.link]
+        choice = choose(names, module_file, notebook_name(module_file))
+        if choice.name is None:
+            if choice.several:
+                why = text("handin.several", lang, module=module_file, files=some(choice.several))
+            else:
+                why = text("batch.missing", lang, found=some(names) or "-")
+            raise UsageError("cli.folder_none", path=path, why=why)
+        if choice.name != module_file:
+            print(text("cli.folder_module", lang, path=path, found=choice.name), file=sys.stderr)
+        return str(given / choice.name)
+    if archives.is_archive(given.name):
+        raise UsageError("cli.archive", path=path, module=module_file)
+    if given.is_file() and given.suffix.lower() not in (".py", ".ipynb"):
+        print(text("cli.text_module", lang, path=path, module=module_file), file=sys.stderr)
+    return path
 
 
 def _show(report: Report, lang: str, verbose: bool = False) -> None:

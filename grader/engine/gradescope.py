@@ -18,9 +18,11 @@ lists them with their defaults):
   ``after_due_date``, ``after_published`` and ``hidden`` (Gradescope's own words).
 
 The environment variables ``EMBED_GRADER_SEED``, ``EMBED_GRADER_LANG`` and
-``EMBED_GRADER_SANDBOX`` override the file.  A module uploaded under a name a
-browser or an editor gives a copy (``embed (1).py``, ``embed-2.py``, ``Embed.py``)
-is graded when it is the only such file, with a note; when there is no module at
+``EMBED_GRADER_SANDBOX`` override the file.  The module is found by the rule every
+grading uses (``grader.engine.batch.finding``): a module uploaded under a name a
+browser or an editor gives a copy (``embed (1).py``, ``embed-2.py``, ``Embed.py``,
+``embed.py.txt``) or as the only file of ``src/`` is graded with a note, a ``.zip``
+is unpacked within limits or refused with the reason; when there is no module at
 all, the results list what came.  A fault of the grader or of the configuration
 writes no results: Gradescope then shows that the autograder failed, and no grade
 is recorded.
@@ -31,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -143,34 +144,13 @@ def load_config(path: Path, lab: Lab) -> Config:
 # Finding the module ---------------------------------------------------------------------
 
 
-def _files(folder: Path) -> list[Path]:
-    """Every regular file below ``folder`` (never through a link, no hidden names)."""
-    found: list[Path] = []
-    level = [folder]
-    for _ in range(SEARCH_DEPTH):
-        below: list[Path] = []
-        for d in level:
-            try:
-                entries = sorted(d.iterdir())
-            except OSError:
-                continue
-            for p in entries:
-                if p.name.startswith(".") or p.is_symlink():
-                    continue
-                if p.is_dir():
-                    below.append(p)
-                elif p.is_file():
-                    found.append(p)
-        level = below
-    return found
-
-
 def copy_name(name: str, module_file: str) -> bool:
     """A file name that a browser, an editor or a person gives a copy of ``module_file``:
-    ``embed (1).py``, ``embed(2).py``, ``embed-1.py``, ``embed_copy.py``, ``Embed.py``."""
-    stem, dot, ext = module_file.rpartition(".")
-    pattern = r"%s(?:\s*\(\d+\)|[ _-]?(?:\d+|copy))?%s%s" % (re.escape(stem), dot, re.escape(ext))
-    return re.fullmatch(pattern, name, re.IGNORECASE) is not None
+    ``embed (1).py``, ``embed(2).py``, ``embed-1.py``, ``embed_copy.py``, ``Embed.py``,
+    ``embed.py.txt`` (see ``grader.engine.batch.finding``)."""
+    from grader.engine.batch.finding import copy_number
+
+    return copy_number(name, module_file) is not None
 
 
 @dataclass(frozen=True)
@@ -178,32 +158,61 @@ class Found:
     module: Path | None  # what to grade
     renamed_from: str = ""  # the name it was uploaded under, when that was not the module's
     listing: tuple[str, ...] = ()  # what came, when nothing is graded
+    why: str = ""  # why nothing is graded, when the listing does not say it
+    others: tuple[str, ...] = ()  # what else came, not graded
 
 
-def find_submission(folder: Path, module_file: str) -> Found:
-    """The module (else its notebook) in the submission folder: by its name, also a
-    folder or two down, else the only file named like a copy of either (copied to its
-    name beside itself)."""
-    from grader.engine.batch.submissions import find_module, notebook_name
+def find_submission(folder: Path, module_file: str, lang: str = "en") -> Found:
+    """The module in the submission folder, by the rule every grading uses
+    (``grader.engine.batch.finding``); a copy's name is copied to the module's name
+    beside itself, and a ``.zip`` is unpacked (within limits) when nothing else is
+    gradable."""
+    from grader.engine.batch import archives
+    from grader.engine.batch.finding import choose
+    from grader.engine.batch.handins import walk
+    from grader.engine.batch.submissions import notebook_name, some
 
-    names = (module_file, notebook_name(module_file))
-    module = find_module(folder, names[0]) or find_module(folder, names[1])
-    if module is not None:
-        return Found(module)
-    files = _files(folder)
-    copies = [(p, n) for p in files for n in names if copy_name(p.name, n)]
-    if len(copies) == 1 and not (copies[0][0].parent / copies[0][1]).exists():
-        source, module_file = copies[0]
-        try:
-            limit = notebook.MAX_NOTEBOOK if module_file.endswith(notebook.SUFFIX) else MAX_MODULE
-            data = safefs.read_below(str(folder), str(source), limit + 1).data
-            if len(data) <= limit:
-                with open(source.parent / module_file, "xb") as out:
-                    out.write(data)
-                return Found(source.parent / module_file, source.relative_to(folder).as_posix())
-        except (OSError, ValueError):
-            pass
-    return Found(None, listing=tuple(p.relative_to(folder).as_posix() for p in files))
+    items = walk(folder)
+    names = [i.name for i in items]
+    choice = choose(names, module_file, notebook_name(module_file))
+    base = folder
+    if choice.name is None and not choice.several:
+        for item in items:
+            if not archives.is_archive(item.name) or item.link:
+                continue
+            target = folder / "_unpacked" / item.name.replace("/", "_")
+            try:
+                target.mkdir(parents=True)
+                archives.unpack(item.path, target)
+            except archives.Refused as exc:
+                return Found(None, why=text(exc.code, lang, archive=item.name, **exc.params))
+            except OSError:
+                continue
+            inside = walk(target)
+            picked = choose([i.name for i in inside], module_file, notebook_name(module_file))
+            if picked.name is not None:
+                items, choice, base = inside, picked, target
+                break
+    if choice.several:
+        why = text("handin.several", lang, module=module_file, files=some(choice.several))
+        return Found(None, listing=tuple(names), why=why)
+    if choice.name is None:
+        return Found(None, listing=tuple(names))
+    chosen = next(i for i in items if i.name == choice.name)
+    if not choice.renamed:
+        return Found(chosen.path, others=choice.others)
+    target = chosen.path.parent / choice.graded_as
+    try:
+        limit = notebook.MAX_NOTEBOOK if notebook.is_notebook(choice.graded_as) else MAX_MODULE
+        data = safefs.read_below(str(base), str(chosen.path), limit + 1).data
+        if len(data) <= limit and not (target.exists() or target.is_symlink()):
+            with open(target, "xb") as out:
+                out.write(data)
+            shown = chosen.path.relative_to(folder).as_posix()
+            return Found(target, shown, others=choice.others)
+    except (OSError, ValueError):
+        pass
+    return Found(None, listing=tuple(names))
 
 
 # The run ----------------------------------------------------------------------------------
@@ -215,7 +224,9 @@ def not_found(found: Found, lab: Lab, lang: str) -> dict[str, Any]:
     if len(found.listing) > LISTED:
         names.append("… (+%d)" % (len(found.listing) - LISTED))
     params = {"module": lab.module_file, "reports": ", ".join(lab.report_files)}
-    if names:
+    if found.why:
+        message = found.why
+    elif names:
         message = text("gradescope.no_module", lang, files=", ".join(names), **params)
     else:
         message = text("gradescope.empty", lang, **params)
@@ -232,7 +243,7 @@ def results_for(root: Path, config: Config, lab: Lab) -> dict[str, Any] | None:
     """The results of the submission in ``root/submission`` (None: the grader failed)."""
     submission = root / "submission"
     lang = config.lang
-    found = find_submission(submission, lab.module_file)
+    found = find_submission(submission, lab.module_file, lang)
     if found.module is None:
         return not_found(found, lab, lang)
     try:
@@ -258,10 +269,18 @@ def results_for(root: Path, config: Config, lab: Lab) -> dict[str, Any] | None:
         return None
     print(render_text(report, lang, width=100))
     data = gradescope_results(report, lang, config.visibility)
+    others = _not_reports(found.others, lab)
+    if others:
+        note = text("handin.others", lang, files=", ".join(others))
+        data["output"] = clean(note) + "\n\n" + data["output"]
     if found.renamed_from:
         note = text("gradescope.renamed", lang, found=found.renamed_from, module=found.module.name)
         data["output"] = clean(note) + "\n\n" + data["output"]
     return data
+
+
+def _not_reports(names: Sequence[str], lab: Lab) -> list[str]:
+    return [n for n in names if Path(n).name not in lab.report_files][:LISTED]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

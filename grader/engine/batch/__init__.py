@@ -17,10 +17,16 @@ seed and options are unchanged, graded by the same grader, is not graded again
 
 What lives here, each module importing only those above it:
 
-- ``submissions``: finding the submissions in a folder, their ids, the files grading reads;
+- ``identity``: whose a hand-in is, read only from where the platform writes it;
+- ``roster``: the platform's own list of students (``--roster``), read within bounds;
+- ``finding``: which file of a hand-in is the module, one rule everywhere;
+- ``archives``: a ``.zip`` unpacked within limits, or refused with the reason;
+- ``submissions``: a submission, its ids, the files grading reads;
+- ``copies``, ``matching``, ``handins``: a class folder's hand-ins, one per student;
 - ``rows``: the batch's options, one row per submission, the gradebook;
 - ``summary``: the class at a glance (``summary.json`` and ``summary.txt``);
 - ``lms``: the gradebook in the CSV import formats of Canvas and Moodle;
+- ``rosterfill``: the roster filled with the grades, as the platform imports it;
 - ``cache``: ``.cache.json`` and the fingerprint of the grader;
 - ``classout``: what is written about the whole class, ``rows.json`` and the shards;
 - ``job``: grading one submission in a worker;

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,7 +64,7 @@ def grade_one(job: Job) -> Graded:
         )
         row = row_of(sub, report, time.perf_counter() - start)
         feedback = render(report, "text", job.lang, width=layout.DEFAULT_WIDTH)
-        return Graded(row, feedback, render(report, "json", job.lang))
+        return with_notes(Graded(row, feedback, render(report, "json", job.lang)), sub.notes)
     except UsageError as exc:
         status = REFUSED if exc.code.startswith("submission.") else UNREADABLE
         detail = text(exc.code, job.lang, **exc.params)
@@ -81,7 +82,23 @@ def grade_one(job: Job) -> Graded:
             sub, GRADER_ERROR, job.seed, detail, find(job.lab), time.perf_counter() - start
         )
         row.detail += "\n" + traceback.format_exc(limit=8)
-    return problem_feedback(row, job.lang, shown_module(sub, find(job.lab).module_file))
+    graded = problem_feedback(row, job.lang, shown_module(sub, find(job.lab).module_file))
+    return with_notes(graded, sub.notes)
+
+
+def with_notes(graded: Graded, notes: Sequence[str]) -> Graded:
+    """The feedback with what it says of the hand-in's files (which file was graded as
+    what, the others handed in) first: in the text, and as ``notes`` in the JSON."""
+    if not notes:
+        return graded
+    lines = "\n".join("\n".join(layout.wrap(n, layout.DEFAULT_WIDTH, "  ")) for n in notes)
+    data = json.loads(graded.feedback_json)
+    data["notes"] = list(notes)
+    return Graded(
+        graded.row,
+        lines + "\n\n" + graded.feedback_text,
+        json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+    )
 
 
 def shown_module(sub: Submission, module_file: str) -> str:

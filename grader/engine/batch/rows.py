@@ -66,6 +66,9 @@ class BatchOptions:
     max_seconds: float | None = None  # each submission's time cap (None: 10 time limits)
     lab: str = DEFAULT_LAB  # the lab graded against: a name under grader/labs, or a folder
     shard: tuple[int, int] | None = None  # (K, N): grade share K of N only (classout.in_shard)
+    roster: str | None = None  # the platform's list of students (batch.roster), to fill
+    assignment: str | None = None  # the roster's column to fill (default: named like the lab)
+    absent: str = "zero"  # the grade of a roster student with no hand-in: "zero" or "blank"
 
     def workers(self) -> int:
         # One more than the cores: while a child waits out a time limit, the others
@@ -88,6 +91,8 @@ class Row:
     failing: list[list[str]] = field(default_factory=list)  # [check id, message code]
     # The failing checks that follow from another failing function: id -> those functions.
     follows: dict[str, list[str]] = field(default_factory=dict)
+    # Whose it is, as the platform wrote it (Submission.who): platform, key, name, ...
+    who: dict[str, str] = field(default_factory=dict)
 
     def csv(self, steps: Sequence[int]) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -176,13 +181,14 @@ def row_of(sub: Submission, report: Report, seconds: float) -> Row:
         detail,
         failing,
         follows,
+        sub.who(),
     )
 
 
 def empty_row(
     sub: Submission, status: str, seed: int, detail: str, lab: Lab, seconds: float = 0.0
 ) -> Row:
-    return Row(sub.id, status, 0.0, float(lab.max_score), {}, seed, seconds, detail)
+    return Row(sub.id, status, 0.0, float(lab.max_score), {}, seed, seconds, detail, who=sub.who())
 
 
 def gradebook_csv(rows: Sequence[Row], lab: Lab) -> str:

@@ -1,11 +1,10 @@
 """The submissions of a class: found in a folder, given ids, their files hashed.
 
-A submission is a folder holding the lab's module, ``embed.py`` say (its report
-files beside it; a module further down the folder is found too when it is the only
-one at its depth), or else its notebook, ``embed.ipynb``, found the same way; or a
-single ``NAME.py`` or ``NAME.ipynb`` file (no report files: their checks fail).  Names
-starting with ``.`` or ``_`` are ignored, and so is the output folder.  Nothing is
-found through a symbolic link.
+A submission is one student's hand-in (``handins``: the entries of one student
+together, whatever the platform made of them), with the module chosen by the rule of
+``finding`` and its report files beside it; or a single ``NAME.py`` or ``NAME.ipynb``
+file (no report files: their checks fail).  Names starting with ``.`` or ``_`` are
+ignored, and so is the output folder.  Nothing is found through a symbolic link.
 """
 
 from __future__ import annotations
@@ -17,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.engine import notebook, safefs
+from grader.engine.batch.identity import Identity
+from grader.engine.batch.roster import Roster
 from grader.engine.lab import Lab, find
-from grader.engine.messages import text
 from grader.engine.sandbox import MAX_MODULE
 
 # How deep inside a submission's folder the module is looked for.
@@ -27,6 +27,10 @@ SEARCH_DEPTH = 3
 MISSING = "missing"
 UNREADABLE = "unreadable"
 REFUSED = "refused"  # a symbolic link (or not a regular file) where the module should be
+# Why a hand-in is not given the identity its name claims (see Submission.claim).
+CLAIMED = "claimed"
+AMBIGUOUS = "ambiguous"
+UNMATCHED = "unmatched"
 
 
 @dataclass(frozen=True)
@@ -40,51 +44,54 @@ class Submission:
     problem: str = ""  # MISSING or UNREADABLE when it cannot be graded
     detail: str = ""
     report_files: tuple[str, ...] = ()  # the lab's report files, read beside the module
+    identity: Identity | None = None  # whose, as the platform wrote it (None: not known)
+    # Why the identity in its name is not given to it: CLAIMED (another hand-in claims
+    # it under another name), AMBIGUOUS (its name reads as two students), UNMATCHED
+    # (no student of the roster has it); and the identity claimed twice.
+    claim: str = ""
+    claimed: Identity | None = None
+    notes: tuple[str, ...] = ()  # what the feedback says of the hand-in's files
+    within: Path | None = None  # the folder every read is kept in (None: the class folder)
+    absent: bool = False  # a student of the roster who handed nothing in
+
+    def who(self) -> dict[str, str]:
+        """The identity as a row keeps it (``rows.json``, the LMS files)."""
+        who: dict[str, str] = {}
+        if self.identity is not None:
+            who = {"platform": self.identity.platform, "key": self.identity.key}
+            if self.identity.name:
+                who["name"] = self.identity.name
+        if self.claim:
+            who["problem"] = self.claim
+        if self.claimed is not None:
+            who["claimed"] = self.claimed.key
+            who["claimed_platform"] = self.claimed.platform
+        if self.absent:
+            who["absent"] = "1"
+        return who
 
 
 def discover(
-    root: Path, skip: Sequence[Path] = (), lang: str = "en", lab: Lab | None = None
+    root: Path,
+    skip: Sequence[Path] = (),
+    lang: str = "en",
+    lab: Lab | None = None,
+    staging: Path | None = None,
+    roster: Roster | None = None,
 ) -> list[Submission]:
     """The submissions in ``root`` for ``lab`` (default: the default lab), sorted by id,
-    with unique ids.
+    with unique ids: one per student (see ``handins``).
 
     Nothing is found through a symbolic link: an entry of ``root`` that is a link,
-    or an ``embed.py`` that is one, is refused (status ``refused``), and folders
-    that are links are not searched.
+    or a module that is one, is refused (status ``refused``), and folders that are
+    links are not searched.  A module that must be copied to be graded (a flat file
+    of Canvas, a renamed copy, a member of an archive) is copied below ``staging``;
+    without it such a module is read where it is, with no report files.  With a
+    ``roster``, every student of it is on exactly one submission (see ``handins``).
     """
-    lab = lab or find()
-    skipped = {p.resolve() for p in skip}
-    found: list[Submission] = []
-    taken: set[str] = set()
-    for entry in sorted(root.iterdir(), key=lambda p: p.name):
-        if entry.name.startswith((".", "_")) or entry.resolve() in skipped:
-            continue
-        if entry.is_symlink():
-            if entry.suffix in (".py", notebook.SUFFIX) or entry.is_dir():
-                ident = _unique(_ident(entry.name if entry.is_dir() else entry.stem), taken)
-                detail = text("submission.link", lang, path=entry.name)
-                found.append(Submission(ident, entry, None, None, REFUSED, detail))
-            continue
-        if entry.is_dir():
-            ident = _unique(_ident(entry.name), taken)
-            module = find_module(entry, lab.module_file) or find_module(
-                entry, notebook_name(lab.module_file)
-            )
-            if module is None:
-                found.append(
-                    Submission(ident, entry, None, None, MISSING, _missing_detail(entry, lang))
-                )
-            elif module.is_symlink():
-                detail = text("submission.link", lang, path=module.relative_to(root))
-                found.append(Submission(ident, entry, None, None, REFUSED, detail))
-            else:
-                found.append(
-                    Submission(ident, entry, module, module.parent, report_files=lab.report_files)
-                )
-        elif entry.suffix == ".py" or notebook.is_notebook(entry):
-            ident = _unique(_ident(entry.stem), taken)
-            found.append(Submission(ident, entry, entry, None))
-    return found
+    from grader.engine.batch.handins import gather
+
+    return gather(root, skip, lang, lab or find(), staging, roster)
 
 
 def notebook_name(module_file: str) -> str:
@@ -125,33 +132,19 @@ def find_module(folder: Path, name: str) -> Path | None:
     return None
 
 
-def _missing_detail(folder: Path, lang: str = "en") -> str:
-    """Why a folder has nothing to grade: the Python files it holds, else whatever it holds."""
-    try:
-        names = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
-    except OSError as exc:
-        return text("batch.unreadable", lang, error=os_error(exc))
-    python = [n for n in names if n.endswith(".py")]
-    if python:
-        return text("batch.missing", lang, found=_some(python))
-    if names:
-        return text("batch.missing_none", lang, found=_some(names))
-    return text("batch.missing_empty", lang)
-
-
-def _some(names: Sequence[str], shown: int = 5) -> str:
+def some(names: Sequence[str], shown: int = 5) -> str:
     """The first names, and how many more there are."""
     more = " (+%d)" % (len(names) - shown) if len(names) > shown else ""
     return ", ".join(names[:shown]) + more
 
 
-def _ident(name: str) -> str:
+def safe_id(name: str) -> str:
     """A name that is safe as a file name and as a CSV cell."""
     ident = re.sub(r"[^\w.@+-]+", "_", name).strip("._")
     return ident[:100] or "submission"
 
 
-def _unique(ident: str, taken: set[str]) -> str:
+def unique_id(ident: str, taken: set[str]) -> str:
     candidate, n = ident, 1
     while candidate.lower() in taken:
         n += 1
@@ -172,6 +165,8 @@ def files_hash(sub: Submission) -> str:
     h = hashlib.sha256()
     assert sub.module is not None
     h.update(b"module\0" + _read(sub.module) + b"\0")
+    # What the feedback says of the other files is part of it.
+    h.update("\0".join(sub.notes).encode("utf-8", "surrogatepass") + b"\0")
     if sub.report_dir is not None:
         for name in sub.report_files:
             try:

@@ -9,6 +9,7 @@ from typing import Any
 
 from grader import __version__
 from grader.engine import layout
+from grader.engine.batch import rosterfill
 from grader.engine.batch.rows import (
     NOT_GRADED,
     STATUSES,
@@ -170,6 +171,7 @@ def summary_text(
     if summary.get("not_graded"):  # the machine ran short: said last, to be seen
         lines += ["", text("batch.machine", lang, n=summary["not_graded"])]
     lines += _fault_lines(summary.get("faults") or [], lang)
+    lines += rosterfill.summary_lines(summary.get("identities") or [], lang)
     fitted = [piece for line in lines for piece in layout.wrap(line, width, " " * 8)]
     return "\n".join(fitted) + "\n"
 
