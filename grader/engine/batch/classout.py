@@ -17,11 +17,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from grader.engine.batch import faults, lms, rosterfill
+from grader.engine.batch import faults, lms
 from grader.engine.batch.faults import Fault
 from grader.engine.batch.rows import BatchOptions, Row, gradebook_csv, write_atomic
 from grader.engine.batch.summary import summarize, summary_text
@@ -141,7 +142,6 @@ def write_class(
     summary["faults"] = [f.to_dict() for f in found]
     for name, data in texts.items():
         write_atomic(out / name, data)
-    summary["identities"] = rosterfill.write_platform(out, current, opts, write_atomic)
     write_atomic(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     write_atomic(out / "summary.txt", summary_text(summary, opts.lang))
     for path, data in page.items():
@@ -261,7 +261,8 @@ def write_record(
         except Exception as exc:
             fault = Fault(str(r.id), faults.RECORD, faults.describe(exc))
             found.append(fault)
-            entries.append(_entry(faults.stand_in(r, fault, opts.lang, lab.max_score), 0, None))
+            with suppress(Exception):  # else it is left out: merge finds no row for it
+                entries.append(_entry(faults.stand_in(r, fault, opts.lang, lab.max_score), 0, None))
     text = json.dumps(head, ensure_ascii=False)
     record = text[:-1] + ', "rows": [' + ", ".join(entries) + "]}\n"
     write_atomic(out / RECORD, record)

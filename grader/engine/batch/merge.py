@@ -101,7 +101,7 @@ def merge(
     found = None
     if submissions is not None:
         found = {s.id: s for s in discover(submissions, skip=[dest], lab=chosen)}
-    taken, stand, refused_rows = _entries(records, chosen, found, submissions, lang)
+    taken, stand, refused_rows, struck = _entries(records, chosen, found, submissions, lang)
     refused += refused_rows
     rows: list[tuple[int, Row]] = [(e.position, e.row) for e in taken.values()]
     for ident, (position, why) in stand.items():
@@ -116,7 +116,6 @@ def merge(
     rows.sort(key=lambda pr: (pr[0], pr[1].id))
     feedback = dest / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)
-    struck: list[Fault] = []
     for _, row in rows:
         try:
             _write_feedback(feedback, row, taken.get(row.id), lang, chosen)
@@ -174,9 +173,10 @@ def _entries(
     found: dict[str, Any] | None,
     submissions: Path | None,
     lang: str,
-) -> tuple[dict[str, Entry], dict[str, tuple[int, str]], list[Refusal]]:
+) -> tuple[dict[str, Entry], dict[str, tuple[int, str]], list[Refusal], list[Fault]]:
     """The rows taken (by id), the ids whose rows were refused (each with a place and
-    why), and the refusals."""
+    why), the refusals, and the faults of the grader in reading a row."""
+    struck: list[Fault] = []
     taken: dict[str, Entry] = {}
     stand: dict[str, tuple[int, str]] = {}
     refused: list[Refusal] = []
@@ -212,9 +212,9 @@ def _entries(
                 why = text("merge.refused_detail", lang, out=rec.out, why=exc.message(lang))
                 stand[ident] = (position, why)
             except Exception as exc:  # the grader's fault, on this row alone
-                fault = Fault(ident, faults.MERGE, faults.describe(exc))
-                stand[ident] = (position, faults.detail(fault, lang))
-    return taken, stand, refused
+                struck.append(Fault(ident, faults.MERGE, faults.describe(exc)))
+                stand[ident] = (position, faults.detail(struck[-1], lang))
+    return taken, stand, refused, struck
 
 
 def _position(raw: Any) -> int:

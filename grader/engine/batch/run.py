@@ -27,7 +27,6 @@ from grader.engine.batch import faults
 from grader.engine.batch.cache import CACHE_FILE, Cache, cache_key, grader_fingerprint
 from grader.engine.batch.classout import in_shard, write_class, write_record
 from grader.engine.batch.faults import Fault
-from grader.engine.batch.handins import class_handins
 from grader.engine.batch.job import Graded, Job, grade_one, problem_feedback, shown_module
 from grader.engine.batch.rows import (
     GRADER_ERROR,
@@ -40,6 +39,7 @@ from grader.engine.batch.rows import (
 from grader.engine.batch.submissions import (
     UNREADABLE,
     Submission,
+    discover,
     files_hash,
     os_error,
     student_seed,
@@ -104,7 +104,7 @@ def run_batch(
         key = "batch.weak" if isolation == "process" else "batch.readable"
         on_note(text(key, opts.lang, why=why))
     lab = find(opts.lab)
-    subs = class_handins(root, out, opts, lab)
+    subs = discover(root, skip=[out], lang=opts.lang, lab=lab)
     positions = {s.id: i for i, s in enumerate(subs)}
     if opts.shard is not None:
         subs = [s for s in subs if in_shard(s.id, opts.shard)]
@@ -142,6 +142,10 @@ def run_batch(
             fault = Fault(row.id, faults.FEEDBACK, faults.describe(exc))
             found.append(fault)
             row = faults.stand_in(row, fault, opts.lang, lab.max_score)
+            with suppress(Exception):  # what it says instead, when that can be written
+                told = problem_feedback(row, opts.lang, lab.module_file)
+                write_atomic(feedback / ("%s.txt" % row.id), told.feedback_text)
+                write_atomic(feedback / ("%s.json" % row.id), told.feedback_json)
         rows[row.id] = row
         if key is not None and row.status not in UNSCORED:
             cache.put(row.id, key, row)
@@ -186,7 +190,7 @@ def run_batch(
                         opts.python,
                         opts.lang,
                         isolation,
-                        sub.within or root,
+                        root,
                         opts.max_seconds,
                         lab.spec,
                     )
