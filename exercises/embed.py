@@ -288,9 +288,11 @@ def write_report(outdir="."):
     The grader grades the two files it writes, not what it returns; every
     figure must be what the functions above return, and the files must come
     out the same on every run (hand in the ones that `python embed.py`
-    writes).  Each section needs at least 60 letters of prose besides
-    headings, figures, key names and code: 60 Latin letters, 24 Hangul
-    syllables or 20 Chinese characters.
+    writes; in a notebook, its write_report(".") cell).  Each section needs
+    at least 60 letters of prose besides headings, figures, key names and
+    code: 60 Latin letters, 24 Hangul syllables or 20 Chinese characters.
+    Open both files with encoding="utf-8": the headings are Korean and hold
+    the sign √, which a plain open(path, "w") cannot write on Windows.
     """
     raise NotImplementedError
 

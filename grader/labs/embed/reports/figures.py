@@ -26,7 +26,9 @@ it is within the tolerance, or when rounding the recomputed value to the number 
 significant digits written gives the written value, which needs at least 3
 significant digits (``0.29783``, ``0.2978`` and ``0.298`` agree with 0.2978265...;
 ``0.3`` has too few digits and ``0.2979`` is rounded wrongly).  ``max_abs_diff`` agrees
-from 0 up to 1e-12.  The report must state at least one figure.  From the module's own
+from 0 up to 1e-12.  The claims about known quantities without a key (a constant with
+its value, a square root, a product: ``claims``) are checked in the same finding.  The
+report must state at least one figure.  From the module's own
 writer, a figure must also agree with what the module's functions give
 (``report.md.figure_not_measured`` / ``report.md.figure_unmeasured``).
 """
@@ -41,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from grader.engine.messages import text
 from grader.engine.results import Status
+from grader.labs.embed.reports.claims import claims_in
 from grader.labs.embed.reports.expected import _expected
 from grader.labs.embed.reports.findings import (
     _KEY,
@@ -271,6 +274,32 @@ def _figures_finding(
     listed: list[dict[str, Any]] = []
     called: dict[str, None] = {}
     for line in doc.lines:
+        for claim in claims_in(line.text):
+            count += 1
+            if claim.ok:
+                continue
+            failed += 1
+            if failed <= SHOWN:
+                quote = _quote(line.text, Figure(line.number, "", "", None, claim.start, claim.end))
+                problems.append(
+                    text(
+                        "report.md.claim_wrong",
+                        lang,
+                        line=line.number,
+                        quote=quote,
+                        written=claim.written,
+                        truth=claim.truth,
+                    )
+                )
+                listed.append(
+                    {
+                        "line": line.number,
+                        "key": claim.kind,
+                        "written": claim.written,
+                        "expected": claim.truth,
+                        "code": "report.md.claim_wrong",
+                    }
+                )
         for fig in figures_in(line.text, line.number):
             count += 1
             problem = _figure_problem(fig, expected[fig.key])

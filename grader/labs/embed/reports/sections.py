@@ -1,7 +1,9 @@
 """The sections of the markdown report: the five required headings and their prose.
 
 A required heading matches when its level is 2 and its text equals the contract's
-heading exactly (after NFC).  Other headings may come before, between and after them.
+heading exactly (after NFC), or as Korean spacing writes it: the contract's
+``√d 를 곱하면`` puts a space between a symbol and its particle, and ``√d를 곱하면``
+(:func:`natural`) is accepted too; no other spelling is.  Other headings may come before, between and after them.
 A missing heading is reported with the closest heading-like line found (among the
 first :data:`MAX_LOOKALIKES` lines that start with ``#``).  A section
 runs from its heading to the next heading of level 1 or 2, and needs at least
@@ -33,6 +35,10 @@ from grader.labs.embed.reports.findings import (
 from grader.labs.embed.reports.markdown import Document, Heading
 
 _URL = re.compile(r"https?://\S+")  # a bare address is no prose
+# A space between a letter or symbol that is not Hangul and a one-syllable particle.
+_PARTICLE_SPACE = re.compile(
+    r"(?<=[^\s가-힣]) (?=[을를이가은는의에와과도][\s]|[을를이가은는의에와과도]$)"
+)
 MAX_LOOKALIKES = 200  # heading-like lines compared with a missing heading (a report has ~10)
 
 
@@ -53,12 +59,19 @@ def _closest(wanted: str, doc: Document, taken: set[int]) -> tuple[str, int] | N
     return (best[1], best[2]) if best else None
 
 
+def natural(heading: str) -> str:
+    """The heading as Korean spacing writes it: no space before a particle that
+    follows a symbol or a Latin letter (``√d 를`` is ``√d를``)."""
+    return _PARTICLE_SPACE.sub("", heading)
+
+
 def find_headings(doc: Document) -> list[Heading | None]:
     """The heading of each required section, or None when it is missing."""
     found: list[Heading | None] = []
     for wanted in REPORT_HEADINGS:
         target = unicodedata.normalize("NFC", wanted)
-        found.append(next((h for h in doc.headings if h.level == 2 and h.text == target), None))
+        spellings = {target, natural(target)}
+        found.append(next((h for h in doc.headings if h.level == 2 and h.text in spellings), None))
     return found
 
 

@@ -9,7 +9,9 @@ the code of the stub (``stubgen.generate`` of the reference ``embed.py``), split
 ``# Step N:`` comments, and the instructions ``exercises/README{,.ko,.zh}.md``, split at
 their ``<a id="...">`` anchors.  The notebook opens with the title and the section
 "notebook" of the instructions, then a setup cell that installs the grader from
-``EMBED_GRADER_WHEEL`` (the course sets it: ``--wheel``); the rules (step 0); then for
+``EMBED_GRADER_WHEEL`` (the course sets it: ``--wheel``) or, while that is empty, from a
+student edition's wheel beside the notebook or in ``dist/`` there or one folder up, and
+stops with a sentence when there is none; the rules (step 0); then for
 each step the step's section as markdown, its code cell (the first one also holds the
 imports and constants), one cell per ``python`` block of the section (the course's
 examples, called with the student's functions), and ``check(N)``.  Step 8 adds a cell
@@ -21,6 +23,11 @@ Cells the notebook owns are marked in their metadata (``embed_grader``: ``setup`
 ``exercise``.  Cell ids are fixed, so that the output depends on the sources only.
 ``--filled DIR`` writes the notebooks with the reference's code instead of the stub's
 (what the tests execute).
+
+The instructions speak to a student with ``embed.py`` in a folder; where a notebook
+student does something else, they say both, in HTML comments that a markdown page
+does not show: ``<!-- file -->...<!-- /file -->`` holds what the notebook leaves out,
+``<!-- notebook: ... -->`` what it says instead (:func:`for_notebook`).
 """
 
 from __future__ import annotations
@@ -42,12 +49,21 @@ EXERCISES = ROOT / "exercises"
 MESSAGES = Path(__file__).resolve().parents[1] / "messages"
 FILES = {"en": "embed.ipynb", "ko": "embed.ko.ipynb", "zh": "embed.zh.ipynb"}
 READMES = {"en": "README.md", "ko": "README.ko.md", "zh": "README.zh.md"}
-PLACEHOLDER = "https://YOUR-COURSE.example/embed_grader_student-0.1.0-py3-none-any.whl"
+PLACEHOLDER = ""  # no address: the setup cell looks for the wheel beside the notebook
+WHEEL_GLOB = "embed_grader_student-*.whl"
+WHEEL_FOLDERS = (".", "dist", "../dist")  # where the setup cell looks, from the notebook
 KIT_KEY = "embed_grader"  # the metadata key the grader reads (grader.engine.notebook)
 
 _ANCHOR = re.compile(r'^<a id="([^"]+)"></a>\s*$', re.M)
 _STEP_COMMENT = re.compile(r"^# Step (\d+):", re.M)
 _PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```\n?", re.M | re.S)
+_FILE_ONLY = re.compile(r"<!-- file -->.*?<!-- /file -->", re.S)
+_NOTEBOOK_ONLY = re.compile(r"<!-- notebook: (.*?) -->", re.S)
+
+
+def for_notebook(text: str) -> str:
+    """The instructions as a notebook student reads them (see the module docstring)."""
+    return _NOTEBOOK_ONLY.sub(lambda m: m.group(1), _FILE_ONLY.sub("", text))
 
 
 def sections(readme: str) -> dict[str, str]:
@@ -95,7 +111,7 @@ def build(module: str, readme: str, lang: str, wheel: str = PLACEHOLDER) -> dict
     """The notebook of ``lang`` as JSON data."""
     import nbformat  # noqa: PLC0415
 
-    text_of = sections(readme)
+    text_of = sections(for_notebook(readme))
     parts = code_parts(module)
     title = text_of["title"].strip().splitlines()[0]
     setup = "\n".join(
@@ -103,9 +119,18 @@ def build(module: str, readme: str, lang: str, wheel: str = PLACEHOLDER) -> dict
             *("# " + line for line in read(MESSAGES, lang)["nbcell.setup"].split("\n")),
             "EMBED_GRADER_WHEEL = %s" % json.dumps(wheel),
             "import importlib.util",
+            "from pathlib import Path",
             "",
             'if importlib.util.find_spec("grader") is None:',
-            "    %pip install -q {EMBED_GRADER_WHEEL}",
+            "    _found = sorted(",
+            "        p for d in %s for p in Path(d).glob(%s)"
+            % (json.dumps(list(WHEEL_FOLDERS)), json.dumps(WHEEL_GLOB)),
+            "    )",
+            "    if not (EMBED_GRADER_WHEEL or _found):",
+            "        raise FileNotFoundError(%s)"
+            % json.dumps(read(MESSAGES, lang)["nbcell.missing"], ensure_ascii=False),
+            "    _wheel = EMBED_GRADER_WHEEL or str(_found[-1])",
+            '    %pip install -q "{_wheel}"',
             "from grader.engine.nbcheck import checker",
             "",
             "check = checker(%s, %s)" % (json.dumps(FILES[lang]), json.dumps(lang)),

@@ -1,0 +1,170 @@
+"""What the exercise's texts tell a student, file kit and notebook alike, is true: the
+notebook's setup cell installs what is there, its step 8 names what a notebook student
+runs, the rules list every open behaviour, and the install says what it downloads."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from grader.engine.messages import text
+from grader.labs.embed.rules import RULES
+from grader.labs.embed.stubgen import notebook as kit
+
+ROOT = Path(__file__).resolve().parent.parent
+EXERCISES = ROOT / "exercises"
+
+
+def plain(words: str) -> str:
+    return " ".join(words.replace("`", "").split())
+
+
+def cells(lang: str) -> list[Any]:
+    nb = nbformat.reads((EXERCISES / kit.FILES[lang]).read_text("utf-8"), 4)
+    return list(nb.cells)
+
+
+# The notebook's setup cell ---------------------------------------------------------------
+
+
+def run_setup(source: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The setup cell as IPython runs it, in ``folder``, where the grader is not yet
+    installed: the pip commands it gives (none when it stops)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+    from IPython.utils.text import DollarFormatter
+
+    source = source.split("from grader.engine.nbcheck")[0]  # installing, not importing
+    code = TransformerManager().transform_cell(source)
+    calls: list[str] = []
+    namespace: dict[str, Any] = {}
+
+    class Shell:
+        def run_line_magic(self, name: str, line: str, _stack_depth: int = 0) -> None:
+            # As IPython does, {name} in a magic's line is expanded first.
+            calls.append("%s %s" % (name, DollarFormatter().vformat(line, (), namespace)))
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "grader" else real(name, *a),
+    )
+    monkeypatch.chdir(folder)
+    shell = Shell()
+    namespace["get_ipython"] = lambda: shell
+    exec(compile(code, "setup-cell", "exec"), namespace)
+    return calls
+
+
+@pytest.mark.parametrize("lang", list(kit.FILES))
+def test_the_setup_cell_stops_at_once_with_a_sentence_when_there_is_no_wheel(
+    lang: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(FileNotFoundError) as raised:
+        run_setup(cells(lang)[1].source, tmp_path, monkeypatch)
+    assert str(raised.value) == text("nbcell.missing", lang)
+    assert "YOUR-COURSE" not in cells(lang)[1].source
+
+
+@pytest.mark.parametrize("where", [".", "dist", "../dist"])
+def test_the_setup_cell_installs_the_student_edition_it_finds(
+    where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "course" / "exercises"
+    wheel = folder / where / "embed_grader_student-0.1.0-py3-none-any.whl"
+    wheel.parent.mkdir(parents=True, exist_ok=True)
+    wheel.write_bytes(b"")
+    calls = run_setup(cells("en")[1].source, folder, monkeypatch)
+    assert len(calls) == 1 and calls[0].startswith("pip install -q")
+    assert Path(calls[0].split('"')[1]).resolve() == wheel.resolve()
+
+
+def test_the_setup_cell_installs_the_address_the_course_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = kit.notebooks((ROOT / "embed.py").read_text("utf-8"), "https://c.example/w.whl")
+    source = nbformat.reads(made["embed.ipynb"], 4).cells[1].source
+    assert 'EMBED_GRADER_WHEEL = "https://c.example/w.whl"' in source
+    assert run_setup(source, tmp_path, monkeypatch) == ['pip install -q "https://c.example/w.whl"']
+
+
+@pytest.mark.parametrize("lang", list(kit.FILES))
+def test_the_notebook_says_what_it_installs_without_pointing_above(lang: str) -> None:
+    intro, setup = cells(lang)[0].source, cells(lang)[1].source
+    for above in (
+        "as above",
+        "the `.venv` above",
+        "위에서 말한",
+        "위의 `.venv`",
+        "与上文",
+        "上文的",
+    ):
+        assert above not in intro, above
+    assert "EMBED_GRADER_WHEEL" in intro and "embed_grader_student-" in intro
+    assert "EMBED_GRADER_WHEEL" in setup
+
+
+# Step 8 and the report's messages for a notebook ------------------------------------------
+
+
+@pytest.mark.parametrize("lang", list(kit.FILES))
+def test_a_notebook_never_tells_its_student_to_run_embed_py(lang: str) -> None:
+    for cell in cells(lang):
+        if cell.cell_type == "markdown":
+            assert "python embed.py" not in cell.source, cell.source[:200]
+            assert "<!--" not in cell.source
+    step8 = next(c.source for c in cells(lang) if '<a id="step-8"></a>' in c.source)
+    assert 'write_report(".")' in step8
+    readme = (EXERCISES / kit.READMES[lang]).read_text("utf-8")
+    assert "python embed.py" in readme  # the file kit's students do run it
+
+
+# The rules ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", list(kit.READMES))
+def test_the_rules_list_every_behaviour_left_open(lang: str) -> None:
+    rules = kit.sections((EXERCISES / kit.READMES[lang]).read_text("utf-8"))["step-0"]
+    for rule in RULES:
+        if not rule.graded:
+            assert plain(text(rule.code, lang)) in plain(rules), rule.code
+
+
+# Installing ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", list(kit.READMES))
+def test_the_install_says_it_downloads_what_the_grader_needs(lang: str) -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text("utf-8")
+    block = re.search(r"^dependencies = \[(.*?)^\]", pyproject, re.M | re.S)
+    assert block is not None
+    names = re.findall(r'^\s*"([A-Za-z0-9_.-]+)', block.group(1), re.M)
+    assert len(names) >= 5
+    install = kit.sections((EXERCISES / kit.READMES[lang]).read_text("utf-8"))["install"]
+    for name in names:
+        assert name in install, name
+
+
+def test_the_readme_lists_every_option_of_the_command() -> None:
+    from grader.engine.cli import parser
+
+    readme = (ROOT / "README.md").read_text("utf-8")
+    table = readme[readme.index("| option | meaning |") :].split("\n\n")[0]
+    for action in parser()._actions:
+        longest = max(action.option_strings, key=len, default="")
+        if longest in ("", "--help", "--version"):
+            continue
+        assert "`%s" % longest in table or "`%s" % min(action.option_strings, key=len) in table, (
+            longest
+        )
+
+
+def test_the_notebooks_are_valid_json() -> None:
+    for name in kit.FILES.values():
+        json.loads((EXERCISES / name).read_text("utf-8"))
