@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from grader import grade
-from grader.engine import notebook
+from grader.engine import notebook, notebook_json
 from grader.engine.batch.submissions import discover
 from grader.engine.options import UsageError
 
@@ -54,6 +54,11 @@ def as_notebook(source: str, extras: bool = True) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.cells = cells
     return nb
+
+
+def v4(cells: list[Any]) -> dict[str, Any]:
+    """A notebook of format 4 with these cells, as JSON data."""
+    return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
 
 def write(nb: Any, path: Path) -> Path:
@@ -96,18 +101,18 @@ def test_a_percent_sign_that_continues_a_statement_is_python() -> None:
     source = (
         'x = (\n    "%d"\n    % 3\n)\ny = "a" \\\n    % ()\ns = """\n!not a shell escape\n"""\n'
     )
-    cells = notebook.module({"cells": [{"cell_type": "code", "source": source, "metadata": {}}]})
+    cells = notebook.module(v4([{"cell_type": "code", "source": source, "metadata": {}}]))
     assert cells.source == source
 
 
 def test_a_traceback_names_the_cell_and_its_line() -> None:
     cells = notebook.module(
-        {
-            "cells": [
+        v4(
+            [
                 {"cell_type": "code", "source": "a = 1\nb = 2", "metadata": {}},
                 {"cell_type": "code", "source": ["def g():\n", "    1 / 0"], "metadata": {}},
             ]
-        }
+        )
     )
     text = 'File "/x/embed.ipynb", line 4, in g\nFile "other.py", line 4'
     assert cells.retrace(text, "embed.ipynb") == (
@@ -139,7 +144,7 @@ def test_a_traceback_names_the_cell_and_its_line() -> None:
                     "nbformat_minor": 5,
                 }
             ).encode(),
-            "notebook.invalid",
+            "notebook.cell_missing",
         ),
         (
             nbformat.writes(
@@ -185,7 +190,7 @@ def test_a_huge_notebook_is_refused_without_reading_past_the_limit(
             },
         )()
 
-    monkeypatch.setattr(notebook, "open", counting, raising=False)
+    monkeypatch.setattr(notebook_json, "open", counting, raising=False)
     with pytest.raises(notebook.NotebookError) as caught:
         notebook.load(path)
     assert caught.value.code == "notebook.too_large"

@@ -26,6 +26,7 @@ from grader.engine.options import Options, UsageError, new_seed, selected
 from grader.engine.results import Report
 from grader.engine.sandbox import (
     MAX_MODULE,
+    MAX_SECONDS_FACTOR,
     Call,
     Loaded,
     Outcome,
@@ -74,8 +75,8 @@ def grade(
     regular files in every case.
     ``upto`` (default: the lab's last step) grades steps 1..upto only.
     ``lab`` names the lab (``grader/labs/NAME``) or its folder; the default is
-    ``embed``.  ``max_seconds`` caps the time of everything done with the module (starts,
-    imports, calls, restarts); the default is ten per-call time limits.
+    ``embed``.  ``max_seconds`` caps the time of everything done with the module (reading
+    it, starts, imports, calls, restarts); the default is ten per-call time limits.
     """
     chosen = find(lab)
     if upto is None:
@@ -123,7 +124,9 @@ class Grading(Judging):
     """One submission graded against one lab: ``Grading(path, opts).run()``."""
 
     def __init__(self, path: Path, opts: Options) -> None:
+        started = time.perf_counter()  # reading it (a notebook's cells) is its own time
         self.source, self.cells = submitted.read(path, opts.within)
+        self.read_seconds = time.perf_counter() - started
         self.placed = {}
         if self.source is not None and len(self.source) > MAX_MODULE:
             raise UsageError("batch.unreadable", error="larger than %d bytes" % MAX_MODULE)
@@ -166,7 +169,11 @@ class Grading(Judging):
                 source=self.source,
                 names=tuple(n.name for n in self.lab.names),
                 constants=[n.name for n in self.lab.names if n.is_constant],
-                max_seconds=self.opts.max_seconds,
+                max_seconds=max(
+                    (self.opts.max_seconds or MAX_SECONDS_FACTOR * self.opts.timeout)
+                    - self.read_seconds,
+                    0.001,
+                ),
                 module_file=self.lab.module_file,
             ) as box,
             Worker() as child,
@@ -252,6 +259,7 @@ class Grading(Judging):
                 "lab": self.lab.spec,
                 "constants": list(self.lab.constants),
                 "printed": said,
+                "notebook": self.cells.notes(self.lab.names) if self.cells is not None else None,
             },
         )
 

@@ -1,11 +1,10 @@
 """A notebook (``.ipynb``) graded as the lab's module.
 
 The notebook is the student's file, so reading it is bounded like every parser of
-student bytes: at most ``MAX_NOTEBOOK`` bytes are read (a larger file is refused
-without reading the rest), at most ``MAX_CONTAINERS`` JSON arrays and objects are
-decoded, nesting deeper than the decoder allows is refused, and the cells are then
-checked against the notebook format with nbformat (whose import waits for the first
-notebook).
+student bytes (``notebook_json``: size and counts checked before work, one linear pass
+over the cells, every failure a ``NotebookError``), and so is making the module of it:
+``load`` is the one way the grader reads a notebook, and it returns the module or
+raises a ``NotebookError``.
 
 What counts as the module: every code cell, in the notebook's order, except
 
@@ -15,7 +14,11 @@ What counts as the module: every code cell, in the notebook's order, except
   files);
 * cells whose first line is the comment ``# not graded`` (experiments, plots);
 * cells that start with a cell magic (``%%time``, ``%%bash``): their text need not be
-  Python.
+  Python;
+* cells that are the kit's by their content (``notebook_kit``: they import the grader
+  or only call ``check``; in a notebook without the kit's marks, also the cells that
+  only run calls and define nothing, as the kit's examples do).  ``Cells`` names them,
+  and the names that more than one kept cell binds (the last one is what is graded).
 
 At most ``MAX_CELLS`` cells, and code cells of at most ``MAX_MODULE`` characters in all.
 
@@ -27,40 +30,41 @@ indentation, so that the line numbers stay those of the cell.  Outputs are never
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 from typing import Any
 
-from grader.engine import safefs
+from grader.engine import notebook_kit as kit
+from grader.engine.contract import Name
+from grader.engine.notebook_json import (
+    MAX_CELLS,
+    MAX_CONTAINERS,
+    MAX_NOTEBOOK,
+    NotebookError,
+    checked_cells,
+    decode,
+    read,
+)
 from grader.engine.sandbox.limits import MAX_MODULE
 from grader.engine.wire import Raised
 
+__all__ = ["MAX_CELLS", "MAX_CONTAINERS", "MAX_NOTEBOOK", "NotebookError", "decode", "read"]
+
 SUFFIX = ".ipynb"
-MAX_NOTEBOOK = 16 << 20  # bytes of a notebook, its outputs included
-MAX_CONTAINERS = 1 << 20  # JSON arrays and objects in it
-MAX_CELLS = 5000  # cells of any kind
 KIT_KEY = "embed_grader"  # the cell metadata key that marks the exercise's own cells
 KIT_ROLES = ("setup", "example", "check", "report")
 SKIP_MARK = "# not graded"
 
-_PRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # what a message must not carry as it is
 _SPECIAL = re.compile(r"[#\"'()\[\]{}]")
-_ESCAPE = re.compile(
-    r"^(?P<indent>[ \t]*)(?:[%!]|[\w.]+\?{1,2}[ \t]*$|\?+[\w.]|[\w.,\s]+=[ \t]*[%!][\w!])"
-)
-
-
-class NotebookError(ValueError):
-    """A notebook that cannot be graded; ``code`` is the message (``notebook.*``)."""
-
-    def __init__(self, code: str, **params: Any) -> None:
-        super().__init__(code)
-        self.code = code
-        self.params = params
+# After the indentation, each matched from a fixed place and with nothing to try twice,
+# so linear in the line: a help request (``lookup?``, ``?lookup``) and the names that an
+# escape is assigned to (``files = !ls``).
+_HELP = re.compile(r"[\w.]+\?{1,2}[ \t]*|\?+[\w.].*")
+_TARGETS = re.compile(r"[\w.,\s]*")
+_ASSIGNED_ESCAPE = re.compile(r"=[ \t]*[%!][\w!]")
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,20 @@ class Cells:
 
     source: str
     cells: tuple[Cell, ...]
+    marked: bool = True  # the notebook marks the kit's cells in their metadata
+    kit_cells: tuple[int, ...] = ()  # cells taken as the kit's by their content
+    defined_again: tuple[tuple[str, tuple[int, ...]], ...] = ()  # name -> the cells binding it
+
+    def notes(self, names: Sequence[Name]) -> dict[str, Any]:
+        """What the report says of the notebook (``meta["notebook"]``): the cells taken
+        as the kit's by their content, and the lab's ``names`` bound in more than one
+        cell, with those cells and whether the name is a constant."""
+        constant = {n.name: n.is_constant for n in names}
+        return {
+            "marked": self.marked,
+            "kit_cells": list(self.kit_cells),
+            "again": [[n, list(c), constant[n]] for n, c in self.defined_again if n in constant],
+        }
 
     def where(self, line: int | None) -> tuple[Cell, int] | None:
         """The cell holding the module's ``line``, and its line within the cell."""
@@ -114,72 +132,18 @@ def is_notebook(path: str | os.PathLike[str] | PurePath) -> bool:
     return str(path).lower().endswith(SUFFIX)
 
 
-def read(path: Path, within: Path | None = None) -> bytes:
-    """The notebook's bytes, at most ``MAX_NOTEBOOK`` of them (a ``NotebookError`` past
-    that); with ``within``, never through a link (``safefs`` raises)."""
-    if within is not None:
-        data = safefs.read_below(str(within), str(path), MAX_NOTEBOOK + 1).data
-    else:
-        with open(path, "rb") as f:
-            data = f.read(MAX_NOTEBOOK + 1)
-    if len(data) > MAX_NOTEBOOK:
-        raise NotebookError("notebook.too_large", limit=MAX_NOTEBOOK >> 20)
-    return data
-
-
-def decode(data: bytes) -> dict[str, Any]:
-    """The notebook's JSON, checked against the notebook format."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise NotebookError("notebook.not_utf8", byte=exc.start) from None
-    if text.count("[") + text.count("{") > MAX_CONTAINERS:
-        raise NotebookError("notebook.too_complex", limit=MAX_CONTAINERS)
-    try:
-        raw = json.loads(text)
-    except RecursionError:
-        raise NotebookError("notebook.too_deep") from None
-    except json.JSONDecodeError as exc:
-        raise NotebookError(
-            "notebook.json", error=exc.msg, line=exc.lineno, column=exc.colno
-        ) from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("cells"), list):
-        raise NotebookError("notebook.not_notebook")
-    if len(raw["cells"]) > MAX_CELLS:
-        raise NotebookError("notebook.too_many_cells", cells=len(raw["cells"]), limit=MAX_CELLS)
-    return _validated(raw)
-
-
-def _validated(raw: dict[str, Any]) -> dict[str, Any]:
-    import nbformat  # noqa: PLC0415 - only for notebooks: it takes a while to import
-
-    try:
-        node = nbformat.from_dict(raw)
-        major = node.get("nbformat")
-        if major != 4:
-            raise NotebookError("notebook.version", version=str(major))
-        with warnings.catch_warnings():
-            # Cells without ids (older writers): their code is still there to grade.
-            warnings.simplefilter("ignore")
-            nbformat.validate(node)
-    except nbformat.ValidationError as exc:
-        where = "/" + "/".join(str(p) for p in exc.absolute_path)
-        error = _PRINTABLE.sub("?", exc.message[:200])
-        raise NotebookError(
-            "notebook.invalid", where=_PRINTABLE.sub("?", where[:200]), error=error
-        ) from None
-    except RecursionError:
-        raise NotebookError("notebook.too_deep") from None
-    return raw
-
-
-def module(notebook: dict[str, Any]) -> Cells:
-    """The module made of the notebook's code cells (see the module's docstring)."""
+def module(notebook: Any) -> Cells:
+    """The module made of the code cells of ``notebook`` (its JSON), which is checked
+    first (``checked_cells``; see the module's docstring)."""
+    found = checked_cells(notebook)
+    marked = any(_mark(cell) for cell in found)
     out: list[str] = []
     cells: list[Cell] = []
+    aside: list[int] = []
+    defined: dict[str, list[int]] = {}
     code_cells = 0
     size = 0
-    for number, cell in enumerate(notebook["cells"], start=1):
+    for number, cell in enumerate(found, start=1):
         if cell.get("cell_type") != "code":
             continue
         code_cells += 1
@@ -193,34 +157,64 @@ def module(notebook: dict[str, Any]) -> Cells:
         first = next((line.strip() for line in lines if line.strip()), "")
         if not counts(cell, first):
             continue
+        plain, names = _plain(lines)
+        if kit.role("\n".join(plain), marked):
+            aside.append(number)
+            continue
+        for name in names:
+            defined.setdefault(name, []).append(number)
         cells.append(Cell(number, len(out) + 1, len(lines), first[:60]))
-        out += _plain(lines)
+        out += plain
     if not code_cells:
         raise NotebookError("notebook.no_code")
-    return Cells("\n".join(out) + "\n", tuple(cells))
+    again = tuple((n, tuple(c)) for n, c in defined.items() if len(c) > 1)
+    return Cells("\n".join(out) + "\n", tuple(cells), marked, tuple(aside), again)
+
+
+def _mark(cell: dict[str, Any]) -> Any:
+    metadata = cell.get("metadata")
+    return metadata.get(KIT_KEY) if isinstance(metadata, dict) else None
 
 
 def counts(cell: dict[str, Any], first: str) -> bool:
-    """Is this code cell part of the module?"""
-    metadata = cell.get("metadata")
-    if isinstance(metadata, dict) and metadata.get(KIT_KEY) in KIT_ROLES:
+    """Is this code cell part of the module (by its mark and its first line)?"""
+    if _mark(cell) in KIT_ROLES:
         return False
     return not (first.lower().startswith(SKIP_MARK) or first.startswith("%%"))
 
 
-def _plain(lines: list[str]) -> list[str]:
+def _plain(lines: list[str]) -> tuple[list[str], list[str]]:
     """The lines, each IPython escape that starts a statement (not one inside brackets,
-    a string or after a backslash) as ``pass`` at its indentation."""
+    a string or after a backslash) as ``pass`` at its indentation; and the names that
+    the statements at the top level bind, each once, in order."""
     out = []
+    names: dict[str, None] = {}
     state = _Scan()
     for line in lines:
-        match = _ESCAPE.match(line) if state.at_start() else None
-        if match is not None:
-            out.append(match.group("indent") + "pass")
+        indent = _escape_indent(line) if state.at_start() else None
+        if indent is not None:
+            out.append(indent + "pass")
             continue
+        if state.at_start():
+            name = kit.defined(line)
+            if name:
+                names[name] = None
         state.feed(line)
         out.append(line)
-    return out
+    return out, list(names)
+
+
+def _escape_indent(line: str) -> str | None:
+    """The indentation of ``line`` when it is an IPython escape, else None."""
+    rest = line.lstrip(" \t")
+    if not rest:
+        return None
+    indent = line[: len(line) - len(rest)]
+    if rest[0] in "%!" or _HELP.fullmatch(rest):
+        return indent
+    targets = _TARGETS.match(rest)
+    end = targets.end() if targets is not None else 0
+    return indent if end and _ASSIGNED_ESCAPE.match(rest, end) else None
 
 
 class _Scan:
@@ -270,3 +264,21 @@ class _Scan:
 def load(path: Path, within: Path | None = None) -> Cells:
     """The notebook at ``path`` as a module (``NotebookError`` when it cannot be)."""
     return module(decode(read(path, within)))
+
+
+def notes(meta: Any, t: Callable[..., str]) -> list[str]:
+    """The lines a report adds for a notebook (``Cells.notes``), in ``t``'s language."""
+    if not isinstance(meta, dict):
+        return []
+    lines = []
+    if meta.get("kit_cells"):
+        code = "notebook.note.check_cells" if meta.get("marked") else "notebook.note.kit_cells"
+        lines.append(t(code, cells=_listed(meta["kit_cells"]), n=len(meta["kit_cells"])))
+    for name, cells, constant in meta.get("again") or ():
+        code = "notebook.note.changed" if constant else "notebook.note.redefined"
+        lines.append(t(code, name=name, cells=_listed(cells), last=cells[-1]))
+    return lines
+
+
+def _listed(numbers: list[int]) -> str:
+    return ", ".join(str(n) for n in numbers)

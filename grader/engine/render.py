@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from grader.engine import messages, printed, show
+from grader.engine import messages, notebook, printed, show
 from grader.engine.contract import REPORT
 from grader.engine.lab import find
 from grader.engine.layout import cells, escape, wrap, wrap_command
@@ -214,17 +214,29 @@ def _notes(report: Report, t: Callable[..., str], verbose: bool) -> list[_Entry]
     ]
     for fn, entry in (report.meta.get("printed") or {}).items():
         lines.append(_Entry("note", _PROSE, "  · " + printed.note(fn, entry, t)))
+    for line in notebook.notes(report.meta.get("notebook"), t):
+        lines.append(_Entry("note", _PROSE, "  · " + line))
     advisory = [c for c in report.checks if c.status is Status.ADVISORY and c.code != "not_started"]
     if verbose:
         lines += [_Entry("note", _PROSE, "  · %s" % c.message) for c in advisory]
     elif advisory:
-        lines.append(_Entry("note", _PROSE, "  · " + t("render.open_count", n=len(advisory))))
+        lines.append(_Entry("note", _PROSE, "  · " + _open_count(report, len(advisory), t)))
     if not lines:
         return []
     return [
         _Entry("plain", _FIXED, ""),
         _Entry("heading", _PROSE, t("render.label", label=t("render.notes")).rstrip()),
     ] + lines
+
+
+def _open_count(report: Report, n: int, t: Callable[..., str]) -> str:
+    """How many open behaviours were tried, and what shows them: for a notebook, what
+    to type in a cell as well."""
+    if not notebook.is_notebook(report.path):
+        return t("render.open_count", n=n)
+    upto = report.meta.get("upto")
+    steps = find(report.meta.get("lab") or None).steps
+    return t("render.open_count.notebook", n=n, upto=upto if upto else max(steps))
 
 
 def _pad(s: str, width: int) -> str:
