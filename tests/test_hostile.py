@@ -109,7 +109,7 @@ TOKEN = "tok-4f1e9b0c7d"  # in the grader's environment: must never reach any ou
 
 def test_every_attack_has_an_expectation() -> None:
     names = {p.stem for p in HOSTILE.glob("*.py")}
-    assert names == set(ATTACKS) | set(REPORT_ATTACKS) | {"kill_parent"}
+    assert names == set(ATTACKS) | set(REPORT_ATTACKS) | {"kill_parent", "read_oracle"}
 
 
 def _marks() -> tuple[str, ...]:

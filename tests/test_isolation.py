@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from timelimits import scaled
 
 from grader.engine import sandbox, users
 from grader.engine.cli import main
@@ -268,3 +269,49 @@ def test_every_process_of_the_child_is_in_its_cgroup_once_loaded(
         if mode == "bwrap":
             assert len(family) >= 2
         assert family <= set(group.pids())
+
+
+ORACLE = ROOT / "grader" / "labs" / "embed" / "oracle.py"
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+AUTO = pytest.param(
+    "auto",
+    PUBLIC_PYTHON,
+    id="auto",
+    marks=pytest.mark.skipif(
+        BWRAP != "" and USER_MODE != "", reason="auto is process mode here: %s" % BWRAP
+    ),
+)
+
+
+@pytest.mark.parametrize("mode,python", MODES + [AUTO])
+def test_the_child_reads_no_file_of_the_grader(
+    tmp_path: Path, mode: str, python: str | None
+) -> None:
+    """The child cannot read the grader's installation, the lab's oracle, a checkout's
+    answers or the grader's /proc entry, by any route it can find, even when it knows
+    the paths: in every mode that claims isolation.  In process mode it can, and a
+    batch says so."""
+    import grader
+    from grader.engine.sandbox import walls
+
+    if mode == "user" and not walls.landlock_abi():
+        pytest.skip("the kernel has no Landlock: a batch says so (%s)" % sandbox.weaker_note(mode))
+    known = [str(ORACLE.resolve()), str(ROOT / "embed.py"), str(REFERENCE / "embed_report.json")]
+    known.append(str(Path(grader.__file__).resolve()))
+    assert all(Path(k).is_file() for k in known)
+    tmp_path.chmod(0o755)
+    module = tmp_path / "embed.py"
+    module.write_text((HOSTILE / "read_oracle.py").read_text() + "\nKNOWN[:] = %r\n" % known)
+    module.chmod(0o644)
+    limit = scaled(30)
+    with Sandbox(module, names=("steal",), isolation=mode, python=python, timeout=limit) as box:
+        assert box.load().ok
+        [out] = box.run([Call(0, "steal", ())])
+    assert out.kind == "returned", out
+    if mode == "process":
+        assert out.value["known"] == known[0] and "proc-cmdline" in out.value
+        assert box.walled is None and sandbox.weaker_note("process")
+        return
+    assert out.value == {}
+    # Walled off by Landlock where there is one (bwrap hides the folders without it).
+    assert box.walled is bool(walls.landlock_abi())

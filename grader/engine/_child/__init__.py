@@ -22,6 +22,7 @@ comment rather than a docstring.
 
 PARTS = (
     "base",
+    "walls",
     "encoding",
     "copies",
     "imports",

@@ -1,6 +1,6 @@
-# The child's program: its start.  It becomes its own user, shields itself from the
-# student's changes to the builtins, takes its descriptors and serves requests until
-# the pipe closes.
+# The child's program: its start.  It becomes its own user, puts up its walls, shields
+# itself from the student's changes to the builtins, takes its descriptors and serves
+# requests until the pipe closes.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the other parts' names, for the type checker only
@@ -35,6 +35,7 @@ def _become_user():
 
 def main():
     _become_user()
+    walled = _wall()  # before anything of the student's is read
     _shield()
     _HOME[0] = os.getcwd()
     in_fd = os.dup(0)
@@ -52,7 +53,7 @@ def main():
     if hasattr(_signal, "SIGUSR1"):
         _signal.signal(_signal.SIGUSR1, _where)
     v = sys.version_info
-    child.send({"op": "ready", "python": "%d.%d.%d" % (v[0], v[1], v[2])})
+    child.send({"op": "ready", "python": "%d.%d.%d" % (v[0], v[1], v[2]), "walled": walled})
     while True:
         msg = read_message(reader, decode)
         if msg is None:

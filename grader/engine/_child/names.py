@@ -7,6 +7,7 @@ would lengthen the program that each child is handed."""
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import _signal
+    import _struct
     import builtins
     import json
     import os
@@ -122,6 +123,7 @@ if TYPE_CHECKING:
         _traced,
         _where,
     )
+    from grader.engine._child.walls import _wall
     from grader.engine._child.watch import _Watching
 
 __all__ = [
@@ -209,11 +211,13 @@ __all__ = [
     "_signal",
     "_spec_from_file",
     "_stop_timers",
+    "_struct",
     "_student_traceback",
     "_threads",
     "_traceback",
     "_traced",
     "_truncate",
+    "_wall",
     "_where",
     "_write",
     "_written",

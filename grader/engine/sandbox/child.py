@@ -11,7 +11,7 @@ import time
 from collections.abc import Collection, Sequence
 
 from grader.engine import safefs, users, wire
-from grader.engine.sandbox import disk, program
+from grader.engine.sandbox import disk, program, walls
 from grader.engine.sandbox.budget import Budget
 from grader.engine.sandbox.isolation import (
     CHOICES,
@@ -102,6 +102,7 @@ class Child:
         self.child_seconds = 0.0
         self.loaded: Loaded | None = None
         self.python_version = ""
+        self.walled: bool | None = None  # off the grader's files (None: process mode)
         self._closed = False
         self._proc: subprocess.Popen[bytes] | None = None
         self._pipe: Pipe | None = None
@@ -139,6 +140,7 @@ class Child:
             env = ["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"]
             home = self.home()
             env += ["--setenv", "HOME", home, "--setenv", MARKER, self._marker]
+            env += ["--setenv", walls.VARIABLE, walls.child_variable()]
             return cmd[:i] + env + cmd[i:] + [self._program]
         python = os.path.realpath(self.python) if self._lease is not None else self.python
         return program.command(python, self._program)
@@ -210,6 +212,7 @@ class Child:
         # What the child prints goes to a file without a name that the parent opened
         # itself: the child cannot swap it for a link or a pipe.
         self._capture = capture_file()
+        env = child_env(self._tmp, self._marker, walled=self.isolation == "user")
         try:
             self._proc = subprocess.Popen(
                 self._command(self._tmp),
@@ -217,7 +220,7 @@ class Child:
                 stdout=subprocess.PIPE,
                 stderr=self._capture,
                 cwd=self._tmp,
-                env=child_env(self._tmp, self._marker),
+                env=env,
                 close_fds=True,
                 start_new_session=True,
                 bufsize=0,
@@ -245,7 +248,9 @@ class Child:
             line = self._pipe.line(time.monotonic() + START_TIMEOUT, SMALL_LINE)
             if line is None:
                 raise OffProtocol("no answer")
-            self.python_version = wire.ready(decode(line))
+            data = decode(line)  # said before anything of the student's ran
+            self.python_version = wire.ready(data)
+            self.walled = None if self.isolation == "process" else data.get("walled") is True
         except (Died, TooLarge, OffProtocol):
             why = self._startup_error()
             raise SandboxError(

@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from grader.engine import users
+from grader.engine.sandbox import walls
 from grader.engine.sandbox.records import SandboxError
 
 # process: the grader's own user; user: an unprivileged user of its own (the grader
@@ -125,6 +126,8 @@ def isolation_problem(isolation: str, python: str | None = None) -> str:
 
 def weaker_note(isolation: str) -> str:
     """Why a class graded with ``isolation`` is exposed ("" when it is not)."""
+    if isolation == "user" and not walls.landlock_abi():
+        return "the kernel has no Landlock: the children can read the grader's own files"
     if isolation != "process":
         return ""
     if drops_user():
@@ -167,6 +170,10 @@ def bwrap_command(
             while above != "/":
                 cmd += ["--chmod", "0755", above]
                 above = os.path.dirname(above)
+    # What the child must not read (the grader's installation) is hidden under an
+    # empty tmpfs wherever a folder bound here holds it.
+    for path in walls.bwrap_hidden(bound + [prefix]):
+        cmd += ["--perms", "0555", "--size", "4096", "--tmpfs", path]
     cmd += ["--dev", "/dev", "--proc", "/proc"]
     # The child's share of disk: a tmpfs of its own, nothing of the host's disk.
     cmd += ["--perms", "1777", "--size", str(size), "--tmpfs", "/tmp"]

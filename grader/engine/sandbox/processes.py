@@ -13,6 +13,7 @@ import tempfile
 import time
 
 from grader.engine import procfs
+from grader.engine.sandbox import walls
 from grader.engine.sandbox.limits import MARKER
 
 
@@ -270,10 +271,13 @@ def plain() -> bool:
     return any(importlib.util.find_spec(m) is None for m in ("resource", "fcntl"))
 
 
-def child_env(home: str, marker: str) -> dict[str, str]:
+def child_env(home: str, marker: str, walled: bool = False) -> dict[str, str]:
     """Nothing of the grader's environment: only these (EMBED_GRADER_RUN tags the
-    child's processes so that all of them can be found and killed)."""
+    child's processes so that all of them can be found and killed; ``walled``: the
+    folders the child walls itself off from)."""
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home, MARKER: marker}
+    if walled:
+        env[walls.VARIABLE] = walls.child_variable()
     if os.name == "nt":  # Python on Windows cannot start without it
         env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "C:\\Windows")
     return env
