@@ -315,3 +315,98 @@ def test_the_child_reads_no_file_of_the_grader(
     assert out.value == {}
     # Walled off by Landlock where there is one (bwrap hides the folders without it).
     assert box.walled is bool(walls.landlock_abi())
+
+
+def test_without_landlock_user_mode_says_the_grader_can_be_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from grader.engine.sandbox import walls
+
+    monkeypatch.setattr(walls, "landlock_abi", lambda: 0)
+    assert "Landlock" in sandbox.weaker_note("user")
+    assert sandbox.weaker_note("bwrap") == ""  # bubblewrap hides the installation itself
+    monkeypatch.setattr(walls, "landlock_abi", lambda: 1)
+    assert sandbox.weaker_note("user") == ""
+
+
+READER = """
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as exc:
+        return type(exc).__name__
+"""
+
+
+@pytest.mark.skipif(BWRAP != "", reason="bubblewrap cannot run: %s" % BWRAP)
+def test_bubblewrap_hides_an_installation_in_a_system_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grader installed under /usr (as pip does for the system's Python) is out of
+    sight in bubblewrap even where the child has no Landlock walls."""
+    import tempfile
+
+    from grader.engine.sandbox import walls
+
+    shared = Path("/usr/local/share")
+    if not os.access(shared, os.W_OK):
+        pytest.skip("cannot write in %s" % shared)
+    installed = Path(tempfile.mkdtemp(prefix="embed-grader-installed-", dir=shared))
+    try:
+        installed.chmod(0o755)
+        oracle = installed / "oracle.py"
+        oracle.write_text("ANSWER = 42\n")
+        oracle.chmod(0o644)
+        monkeypatch.setattr(walls, "kept_out", lambda: (str(installed),))
+        monkeypatch.setattr(walls, "child_variable", lambda: "[]")  # no Landlock walls
+        tmp_path.chmod(0o755)
+        module = tmp_path / "embed.py"
+        module.write_text(READER)
+        module.chmod(0o644)
+        with Sandbox(module, names=("read",), isolation="bwrap") as box:
+            assert box.load().ok
+            [out] = box.run([Call(0, "read", (str(oracle),))])
+        assert out.value == "FileNotFoundError", out
+    finally:
+        shutil.rmtree(installed)
+
+
+@pytest.mark.skipif(USER_MODE != "", reason="no unprivileged user: %s" % USER_MODE)
+def test_landlock_keeps_out_an_installation_inside_a_system_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walls let the child read /usr but not the grader installed in it: the folder
+    that holds it is let in entry by entry, the installation left out."""
+    import tempfile
+
+    from grader.engine.sandbox import walls
+
+    if not walls.landlock_abi():
+        pytest.skip("the kernel has no Landlock")
+    shared = Path("/usr/local/share")
+    if not os.access(shared, os.W_OK):
+        pytest.skip("cannot write in %s" % shared)
+    installed = Path(tempfile.mkdtemp(prefix="embed-grader-installed-", dir=shared))
+    beside = Path(tempfile.mkdtemp(prefix="embed-grader-beside-", dir=shared))
+    try:
+        for folder in (installed, beside):
+            folder.chmod(0o755)
+            (folder / "oracle.py").write_text("ANSWER = 42\n")
+            (folder / "oracle.py").chmod(0o644)
+        monkeypatch.setattr(walls, "kept_out", lambda: (str(installed),))
+        tmp_path.chmod(0o755)
+        module = tmp_path / "embed.py"
+        module.write_text(READER)
+        module.chmod(0o644)
+        with Sandbox(module, names=("read",), isolation="user", python=PUBLIC_PYTHON) as box:
+            assert box.load().ok
+            calls = [
+                Call(i, "read", (str(f / "oracle.py"),)) for i, f in enumerate((installed, beside))
+            ]
+            hidden, seen = box.run(calls)
+            assert box.walled is True
+        assert hidden.value == "PermissionError" and seen.value == "ANSWER = 42\n"
+    finally:
+        shutil.rmtree(installed)
+        shutil.rmtree(beside)
