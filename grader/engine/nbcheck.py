@@ -35,6 +35,18 @@ def checker(notebook: str = "embed.ipynb", lang: str = "en") -> Callable[..., No
     that the cell shows the report only."""
 
     def check(upto: int | None = None, *extra: str) -> None:
+        """Grade this notebook as saved, steps 1 to ``upto`` (every step without it), and
+        show the grader's report here.
+
+        More arguments are the grader's options, each a string as on a command line::
+
+            check(3)                     # steps 1 to 3
+            check(3, "--verbose")        # also what the behaviour left open did
+            check(6, "--seed", "2026")   # other random inputs
+            check()                      # every step, the report files too
+
+        Save the notebook first (Ctrl+S): the grader reads the file.
+        """
         run(upto, notebook, lang, extra)
 
     return check
