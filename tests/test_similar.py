@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from grader.engine import prints, similar
+from grader.engine import prints, similar, simindex
 from grader.engine.batch import BatchOptions, run_batch
 from grader.engine.lab import find
 from grader.labs.embed.contract import BY_NAME
@@ -44,6 +44,13 @@ def renamed_copy(source: str) -> str:
             return name
         return new.setdefault(name, "q%d_%s" % (len(new), name[::-1].strip("_") or "x"))
 
+    # The module's own attributes and methods too (those it defines or assigns).
+    own = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    own |= {
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             node.id = fresh(node.id)
@@ -51,6 +58,8 @@ def renamed_copy(source: str) -> str:
             node.arg = fresh(node.arg)
         elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             node.name = fresh(node.name)
+        elif isinstance(node, ast.Attribute) and node.attr in own:
+            node.attr = fresh(node.attr)
     return "# my own work\n" + ast.unparse(tree) + "\n"
 
 
@@ -313,7 +322,7 @@ def test_a_big_class_loses_only_pairs_that_share_what_many_hold(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     bench = load_bench()
-    monkeypatch.setattr(similar, "COMMON_AT_LEAST", 10)
+    monkeypatch.setattr(simindex, "COMMON_AT_LEAST", 10)
     prints = class_with_a_leak(bench, 300, 30)
     limit = similar.common_limit(len(prints))
     assert limit == 10

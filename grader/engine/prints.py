@@ -24,9 +24,14 @@ from grader.engine.lab import Lab, find
 
 SHIPPED_STUB = "stub"
 SHIPPED_REFERENCE = "reference"
-# The k-gram hashes are Python's hashes of tuples of ints: the same in every process of
-# one kind of interpreter.  The file keeps one such hash to tell whether it applies.
-_PROBE = tuple(range(1, 13))
+# The file keeps the hash of one fixed run of tokens, to tell whether it applies.
+_PROBE = tuple("t%d" % i for i in range(1, 13))
+
+
+def _probe() -> int:
+    from grader.engine.winnowing import grams
+
+    return grams(_PROBE)[0]
 
 
 def _hashes(path: Path) -> list[int]:
@@ -37,22 +42,22 @@ def _hashes(path: Path) -> list[int]:
 
 def computed(lab: Lab) -> dict[str, object]:
     """The file's content computed from the lab's stub and reference."""
-    from grader.engine.winnowing import K, W
+    from grader.engine.winnowing import METHOD
 
     found: dict[str, list[int]] = {}
     for key, path in ((SHIPPED_STUB, lab.stub), (SHIPPED_REFERENCE, lab.reference)):
         if path is not None and path.is_file():
             found[key] = _hashes(path)
-    return {"method": "k=%d w=%d" % (K, W), "probe": hash(_PROBE), "prints": found}
+    return {"method": METHOD, "probe": _probe(), "prints": found}
 
 
 @functools.lru_cache(maxsize=8)
 def _load(path: Path) -> dict[str, frozenset[int]]:
-    from grader.engine.winnowing import K, W
+    from grader.engine.winnowing import METHOD
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if data["method"] != "k=%d w=%d" % (K, W) or data["probe"] != hash(_PROBE):
+        if data["method"] != METHOD or data["probe"] != _probe():
             return {}
         return {str(k): frozenset(int(h) for h in v) for k, v in data["prints"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -61,7 +66,7 @@ def _load(path: Path) -> dict[str, frozenset[int]]:
 
 def shipped(lab: Lab) -> dict[str, frozenset[int]]:
     """The shipped fingerprints by ``SHIPPED_STUB`` and ``SHIPPED_REFERENCE``; {} when the lab ships
-    none, or when this interpreter hashes differently from the one that wrote them."""
+    none, or when they were computed another way than this grader computes them."""
     return _load(lab.prints) if lab.prints is not None else {}
 
 

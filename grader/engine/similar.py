@@ -1,15 +1,12 @@
 """Submissions that look alike: winnowed token fingerprints, as MOSS computes them.
 
 Advisory only: nothing here changes a score.  Each module becomes a set of
-winnowed hashes of its normalised tokens (``winnowing.py``): renaming variables or
-reformatting changes nothing.
-
-Two modules are compared by how much of each one's fingerprints the other
-holds.  A pair is flagged when the larger share reaches ``THRESHOLD`` and at least
-``MIN_SHARED`` fingerprints are shared, so that two short, obvious solutions are
-not flagged for saying the same few lines.  Fingerprints of the exercise's own
-stub (the code every student starts from) are left out; when the stub's file is not
-at hand (an installed grader), the fingerprints the lab ships stand in for it.
+winnowed hashes of its normalised tokens (``simtokens.py``, ``winnowing.py``):
+renaming variables, methods or attributes, reformatting or slipping in statements
+that do nothing changes nothing.  Pairs are flagged on their shares, or on the
+functions one takes from the other (``simindex.py``); fingerprints of the exercise's
+own stub (the code every student starts from) are left out; when the stub's file is
+not at hand (an installed grader), the fingerprints the lab ships stand in for it.
 
 Besides the pairs, every submission is compared with the grader's oracle
 (``grader/labs/embed/oracle.py``, a complete solution the student has when the grader is
@@ -17,184 +14,86 @@ installed) and with the reference solution, from its file or from its shipped
 fingerprints (``grader/engine/prints.py``); a module whose
 source refers to the grader's files (an import of ``grader``, a path naming
 ``oracle.py``) is flagged as well, since it can load the oracle at run time.
+
+A submission that cannot be read or fingerprinted is listed (``unread``) and the pass
+goes on with the others.  ``write_similarity`` writes every flagged pair to
+``similarity.json`` and a side-by-side page for each (``pairpage.py``).
 """
 
 from __future__ import annotations
 
-import bisect
 import hashlib
-import itertools
 import json
 import os
 import sys
-from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from grader.engine import notebook, safefs
 from grader.engine.lab import find
 from grader.engine.prints import SHIPPED_REFERENCE, SHIPPED_STUB, shipped
-from grader.engine.winnowing import K, W, normalized_tokens, refers_to_grader, winnow
+from grader.engine.simindex import (
+    COMMON_AT_LEAST,
+    FUNCTION_MIN,
+    FUNCTION_SHARE,
+    MIN_FUNCTIONS,
+    MIN_SHARED,
+    THRESHOLD,
+    Fingerprint,
+    Match,
+    collectors,
+    common_limit,
+    compare,
+    flagged,
+    similar_pairs,
+)
+from grader.engine.simtokens import normalize
+from grader.engine.winnowing import (
+    METHOD,
+    K,
+    W,
+    normalized_tokens,
+    refers_to_grader,
+    winnow,
+    winnow_units,
+)
 
-THRESHOLD = 0.6
-MIN_SHARED = 25
+__all__ = [
+    "COMMON_AT_LEAST",
+    "Fingerprint",
+    "Match",
+    "common_limit",
+    "compare",
+    "flagged",
+    "normalized_tokens",
+    "refers_to_grader",
+    "similar_pairs",
+    "winnow",
+]
+
 # Only the start of a larger module is compared.
 MAX_BYTES = 1 << 20
-# A fingerprint more than this share of the class holds (and more than this many
-# modules) is not indexed; see similar_pairs.
-COMMON_SHARE = 0.02
-COMMON_AT_LEAST = 200
-# At most this many pairs are listed; the count of all flagged pairs is kept.
+# At most this many pairs are listed in ``summary.json``; ``similarity.json`` lists all.
 MAX_PAIRS = 100
+PAIRS_FILE = "similarity.json"
+# At most this many submissions that could not be read are named.
+MAX_UNREAD = 1000
 
 ORACLE = "grader oracle"
 REFERENCE = "reference solution"
 
 
-@dataclass(frozen=True)
-class Fingerprint:
-    """The winnowed hashes of one module."""
-
-    name: str
-    hashes: frozenset[int]
-    tokens: int
-    refers_to_grader: str = ""  # what in the source points at the grader, if anything
-
-
-@dataclass(frozen=True)
-class Match:
-    """Two modules that share much of their code; ``a_in_b``: share of a found in b."""
-
-    a: str
-    b: str
-    a_in_b: float
-    b_in_a: float
-    shared: int
-
-    @property
-    def score(self) -> float:
-        return max(self.a_in_b, self.b_in_a)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "similarity": round(self.score, 3),
-            "a_in_b": round(self.a_in_b, 3),
-            "b_in_a": round(self.b_in_a, 3),
-            "shared": self.shared,
-        }
-
-
 def fingerprint(name: str, source: str, base: frozenset[int] = frozenset()) -> Fingerprint:
-    tokens = normalized_tokens(source)
-    return Fingerprint(name, winnow(tokens) - base, len(tokens), refers_to_grader(source))
-
-
-def compare(a: Fingerprint, b: Fingerprint) -> Match:
-    shared = len(a.hashes & b.hashes)
-    return Match(
-        a.name,
-        b.name,
-        shared / len(a.hashes) if a.hashes else 0.0,
-        shared / len(b.hashes) if b.hashes else 0.0,
-        shared,
+    found = normalize(source)
+    hashes, units = winnow_units(found)
+    return Fingerprint(
+        name,
+        hashes - base,
+        len(found.tokens),
+        refers_to_grader(source),
+        tuple((n, u - base) for n, u in units),
     )
-
-
-def flagged(m: Match, threshold: float = THRESHOLD, min_shared: int = MIN_SHARED) -> bool:
-    return m.score >= threshold and m.shared >= min_shared
-
-
-def similar_pairs(
-    prints: Sequence[Fingerprint],
-    threshold: float = THRESHOLD,
-    min_shared: int = MIN_SHARED,
-) -> list[Match]:
-    """Every flagged pair, most alike first.
-
-    Pairs are found through an index from each fingerprint to the modules that hold
-    it, as MOSS does, so only pairs that share something are counted.  A fingerprint
-    held by more than ``common_limit`` modules (the obvious lines a large share of a
-    big class writes) finds no pair: listing its holders' pairs would cost the square
-    of the class, and sharing it says nothing.  It still counts, like every other, in
-    the share of a pair found through a rarer one; so the flags of a class of up to
-    ``COMMON_AT_LEAST`` modules are those of comparing every pair, and a bigger class
-    loses only pairs that share nothing but what much of the class holds, unless the
-    two are identical (many students handing in one module are all flagged).
-    """
-    limit = common_limit(len(prints))
-    held = Counter(itertools.chain.from_iterable(p.hashes for p in prints))
-    # A fingerprint only one module holds pairs it with no one.
-    rare = {h for h, n in held.items() if 1 < n <= limit}
-    bit = {h: b for b, h in enumerate(h for h, n in held.items() if n > limit)}
-    index: dict[int, list[int]] = {}
-    own_rare = []
-    for i, p in enumerate(prints):
-        mine = p.hashes & rare
-        own_rare.append(mine)
-        for h in mine:
-            index.setdefault(h, []).append(i)
-    common = [_mask(p.hashes & bit.keys(), bit) for p in prints]
-    sizes = [len(p.hashes) for p in prints]
-    counts = [c.bit_count() for c in common]
-    # The smaller module of a flagged pair holds at least ``threshold`` of its own
-    # fingerprints in the other; at most ``counts`` of them are common ones.
-    least = [threshold * size - 1 for size in sizes]  # less one, for rounding
-    identical = _identical(prints, min_shared)
-    same: list[list[int] | None] = [None] * len(prints)
-    for group in identical:
-        for i in group:
-            same[i] = group
-    found: list[Match] = []
-    for i, mine in enumerate(own_rare):
-        later: list[int] = []
-        for h in mine:
-            holders = index[h]
-            if holders[-1] > i:
-                later.extend(holders[bisect.bisect_right(holders, i) :])
-        size, need, own, mine_too = sizes[i], least[i], counts[i], same[i]
-        for j, n in Counter(later).items():
-            if mine_too and same[j] is mine_too:
-                continue  # an identical module: below
-            if n + (own if own < counts[j] else counts[j]) < (
-                need if size <= sizes[j] else least[j]
-            ):
-                continue
-            n += (common[i] & common[j]).bit_count()
-            if n >= min_shared and max(n / sizes[i], n / sizes[j]) >= threshold:  # flagged()
-                found.append(Match(prints[i].name, prints[j].name, n / sizes[i], n / sizes[j], n))
-    for group in identical:
-        for i, j in itertools.combinations(group, 2):
-            n = sizes[i]
-            found.append(Match(prints[i].name, prints[j].name, 1.0, 1.0, n))
-    found.sort(key=lambda m: (-m.score, -m.shared, m.a, m.b))
-    return found
-
-
-def _identical(prints: Sequence[Fingerprint], min_shared: int) -> list[list[int]]:
-    """Groups of modules with the same fingerprints (enough of them to be flagged):
-    however many hand in one module, each pair of them is flagged."""
-    groups: dict[frozenset[int], list[int]] = {}
-    for i, p in enumerate(prints):
-        if len(p.hashes) >= min_shared:
-            groups.setdefault(p.hashes, []).append(i)
-    return [g for g in groups.values() if len(g) > 1]
-
-
-def common_limit(modules: int) -> int:
-    """How many modules may hold a fingerprint that is indexed: a large share of the
-    class holding one says nothing about any two of them."""
-    return max(COMMON_AT_LEAST, int(COMMON_SHARE * modules))
-
-
-def _mask(hashes: Iterable[int], bit: dict[int, int]) -> int:
-    mask = 0
-    for h in hashes:
-        mask |= 1 << bit[h]
-    return mask
 
 
 def _read(path: Path) -> str | None:
@@ -266,20 +165,32 @@ def class_similarity(
     stub: Path | None = None,
     cache: Path | None = None,
     lab: str | None = None,
+    out: Path | None = None,
+    lang: str = "en",
 ) -> dict[str, Any]:
-    """The advisory part of ``summary.json``: flagged pairs and closeness to known solutions.
+    """The advisory part of ``summary.json``: every flagged pair (``pairs``, most alike
+    first), the collectors, closeness to known solutions and what could not be read.
 
     ``solutions`` defaults to :func:`known_solutions` and ``stub`` to the exercise's
     stub when it is at hand.  ``cache`` is a file that keeps each module's fingerprints
-    by the hash of its source, so that a rerun reads only what changed.
+    by the hash of its source, so that a rerun reads only what changed.  With ``out``
+    (a batch's output folder), every pair is written to ``similarity.json`` there with
+    its side-by-side page, and only the first ``MAX_PAIRS`` are returned.
     """
+    modules = list(modules)
     base = _stub_prints(stub, lab)
     known = _Cache(cache)
     prints = []
+    unread: list[dict[str, str]] = []
     for name, path in modules:
-        source = _read_submission(path)
-        if source is not None:
+        try:
+            source = _read_submission(path)
+            if source is None:
+                unread.append({"id": name, "why": "not a regular file that can be read"})
+                continue
             prints.append(known.fingerprint(name, source, base))
+        except Exception as exc:  # one submission never stops the pass
+            unread.append({"id": name, "why": "%s: %s" % (type(exc).__name__, str(exc)[:200])})
     known.save()
     pairs = similar_pairs(prints)
     close: list[dict[str, Any]] = []
@@ -302,15 +213,46 @@ def class_similarity(
                 {"id": p.name, "solution": ORACLE, "similarity": None, "why": p.refers_to_grader}
             )
     close.sort(key=lambda c: (c["id"], c["solution"]))
-    return {
+    found = {
         "method": "winnowed token fingerprints, k=%d, window %d" % (K, W),
         "threshold": THRESHOLD,
         "min_shared": MIN_SHARED,
+        "function_rule": {
+            "functions": MIN_FUNCTIONS,
+            "share": FUNCTION_SHARE,
+            "fingerprints_each": FUNCTION_MIN,
+        },
         "compared": len(prints),
         "pairs_flagged": len(pairs),
-        "pairs": [m.to_dict() for m in pairs[:MAX_PAIRS]],
+        "pairs": [m.to_dict() for m in pairs],
+        "collectors": [c.to_dict() for c in collectors(prints, pairs)],
         "close_to_solutions": close,
+        "unread": unread[:MAX_UNREAD],
+        "unread_count": len(unread),
     }
+    return found if out is None else _written(out, found, dict(modules), lang)
+
+
+def _written(out: Path, found: dict[str, Any], paths: dict[str, Path], lang: str) -> dict[str, Any]:
+    """Write ``similarity.json`` (every pair, with its page) and the pairs' pages into
+    ``out``; returns the part of ``summary.json``, which lists the first ``MAX_PAIRS``."""
+    from grader.engine.pairpage import write_pair_pages
+
+    pages = write_pair_pages(out, found["pairs"], paths, _read_submission, _write, lang)
+    for pair, page in zip(found["pairs"], pages):
+        pair["page"] = page
+    _write(out / PAIRS_FILE, json.dumps(found, indent=1, ensure_ascii=False) + "\n")
+    summary = dict(found)
+    summary["pairs"] = found["pairs"][:MAX_PAIRS]
+    summary["pairs_file"] = PAIRS_FILE
+    return summary
+
+
+def _write(path: Path, data: str) -> None:
+    """Write atomically, so an interrupted batch never leaves half a file."""
+    tmp = path.with_name(".%s.tmp" % path.name)
+    tmp.write_text(data, encoding="utf-8", errors="backslashreplace")
+    os.replace(tmp, path)
 
 
 class _Cache:
@@ -318,7 +260,7 @@ class _Cache:
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self.version = "%d:%d:%d.%d" % (K, W, *sys.version_info[:2])
+        self.version = "%s:%d.%d" % (METHOD, *sys.version_info[:2])
         self.old: dict[str, Any] = {}
         self.new: dict[str, Any] = {}
         if path is None:
@@ -340,16 +282,28 @@ class _Cache:
                     frozenset(int(h) for h in entry["hashes"]) - base,
                     int(entry["tokens"]),
                     str(entry["refers"]),
+                    tuple((str(n), frozenset(int(h) for h in u) - base) for n, u in entry["units"]),
                 )
                 self.new[key] = entry
                 return found
         except (KeyError, TypeError, ValueError):
             pass
-        tokens = normalized_tokens(source)
-        hashes = winnow(tokens)
+        tokens = normalize(source)
+        hashes, units = winnow_units(tokens)
         refers = refers_to_grader(source)
-        self.new[key] = {"hashes": sorted(hashes), "tokens": len(tokens), "refers": refers}
-        return Fingerprint(name, hashes - base, len(tokens), refers)
+        self.new[key] = {
+            "hashes": sorted(hashes),
+            "tokens": len(tokens.tokens),
+            "refers": refers,
+            "units": [[n, sorted(u)] for n, u in units],
+        }
+        return Fingerprint(
+            name,
+            hashes - base,
+            len(tokens.tokens),
+            refers,
+            tuple((n, u - base) for n, u in units),
+        )
 
     def save(self) -> None:
         if self.path is None or self.new.keys() == self.old.keys():

@@ -1,98 +1,80 @@
-"""Python source to fingerprints: normalised tokens, winnowed k-gram hashes.
+"""Normalised tokens to fingerprints: winnowed k-gram hashes, per module and per function.
 
-Each module is cut into Python tokens with comments, docstrings and layout dropped
-and every name the student chose replaced by one placeholder (keywords, builtins and
-attribute names stay), so renaming variables or reformatting changes nothing.  Every
-run of ``K`` tokens is hashed, and of each window of ``W`` consecutive hashes the
-smallest is kept (winnowing): a shared stretch of ``K + W - 1`` tokens or more always
-leaves a shared fingerprint.  Used by ``similar.py`` and ``prints.py``.
+The tokens come from ``simtokens.py`` (names the student chose become one placeholder,
+comments, docstrings, layout and statements that do nothing are dropped).  Every run of
+``K`` tokens is hashed, and of each window of ``W`` consecutive hashes the smallest is
+kept (winnowing): a shared stretch of ``K + W - 1`` tokens or more always leaves a
+shared fingerprint.  A fingerprint also belongs to the function its run starts in, so
+that the functions one module takes from another can be named.  Used by
+``similar.py`` and ``prints.py``.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
-import io
-import keyword
-import tokenize
 import zlib
+from array import array
 from collections.abc import Sequence
+
+from grader.engine.simtokens import Tokens, normalize
 
 K = 12
 W = 8
-_KEEP_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist)
-_SKIP = {
-    tokenize.COMMENT,
-    tokenize.NL,
-    tokenize.ENCODING,
-    tokenize.ENDMARKER,
-    tokenize.TYPE_COMMENT,
-}
+# Changes whenever the tokens or the hashes change: cached and shipped fingerprints of
+# another method are not used.
+METHOD = "k=%d w=%d t=3" % (K, W)
 # Parts of a string that point at the grader's own files or modules.
 _GRADER_WORDS = ("grader/", "grader\\", "grader.", "oracle.py", "site-packages", "dist-packages")
-
-
-def normalized_tokens(source: str) -> list[str]:
-    """The module's tokens with names, strings and layout normalised; [] if it cannot be read."""
-    out: list[str] = []
-    after_dot = False
-    # A string that starts a logical line is a docstring or a bare expression.
-    line_start = True
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            kind, value = tok.type, tok.string
-            if kind in _SKIP:
-                continue
-            if kind == tokenize.NEWLINE:
-                out.append(";")
-                line_start, after_dot = True, False
-                continue
-            if kind in (tokenize.INDENT, tokenize.DEDENT):
-                out.append(">" if kind == tokenize.INDENT else "<")
-                continue
-            if kind == tokenize.STRING or tokenize.tok_name[kind].startswith("FSTRING"):
-                if not line_start:
-                    out.append("S")
-                after_dot = False
-                continue
-            if kind == tokenize.NAME:
-                out.append(value if after_dot or value in _KEEP_NAMES else "V")
-            elif kind == tokenize.NUMBER:
-                out.append(value)
-            else:
-                out.append(value)
-            after_dot = value == "."
-            line_start = False
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return out
-    # Collapse the empty lines a dropped docstring leaves behind; drop trailing commas.
-    collapsed: list[str] = []
-    for t in out:
-        if t == ";" and collapsed and collapsed[-1] in (";", ">"):
-            continue
-        if t in (")", "]", "}") and collapsed and collapsed[-1] == ",":
-            collapsed.pop()
-        collapsed.append(t)
-    return collapsed
-
-
 _TOKEN_IDS: dict[str, int] = {}
 
 
-def winnow(tokens: Sequence[str], k: int = K, w: int = W) -> frozenset[int]:
-    """The smallest hash of each window of ``w`` consecutive k-gram hashes.
+def normalized_tokens(source: str) -> list[str]:
+    """The module's normalised tokens (see ``simtokens.normalize``)."""
+    return list(normalize(source).tokens)
 
-    Tokens become stable numbers first: the hash of a tuple of ints is the same in
-    every process of one Python version (unlike the hash of a string).
-    """
+
+def grams(tokens: Sequence[str], k: int = K) -> list[int]:
+    """The hash of every run of ``k`` tokens, in order (CRC-32: the same in every
+    process and on every interpreter)."""
     if len(tokens) < k:
-        return frozenset()
+        return []
     ids = _TOKEN_IDS
-    codes = [ids.get(t) or ids.setdefault(t, zlib.crc32(t.encode()) | 1) for t in tokens]
-    grams = [hash(tuple(codes[i : i + k])) for i in range(len(codes) - k + 1)]
-    if len(grams) <= w:
-        return frozenset({min(grams)})
-    return frozenset(min(grams[i : i + w]) for i in range(len(grams) - w + 1))
+    codes = array(
+        "I", [ids.get(t) or ids.setdefault(t, zlib.crc32(t.encode()) | 1) for t in tokens]
+    )
+    packed = codes.tobytes()
+    size = codes.itemsize
+    crc = zlib.crc32
+    return [crc(packed[i : i + size * k]) for i in range(0, size * (len(tokens) - k + 1), size)]
+
+
+def _winnowed(hashes: list[int], w: int) -> frozenset[int]:
+    if not hashes:
+        return frozenset()
+    if len(hashes) <= w:
+        return frozenset({min(hashes)})
+    return frozenset(map(min, zip(*[hashes[j:] for j in range(w)])))
+
+
+def winnow(tokens: Sequence[str], k: int = K, w: int = W) -> frozenset[int]:
+    """The smallest hash of each window of ``w`` consecutive k-gram hashes."""
+    return _winnowed(grams(tokens, k), w)
+
+
+def winnow_units(
+    found: Tokens, k: int = K, w: int = W
+) -> tuple[frozenset[int], tuple[tuple[str, frozenset[int]], ...]]:
+    """The module's fingerprints, and those of each function (by the run's first token)."""
+    hashes = grams(found.tokens, k)
+    kept = _winnowed(hashes, w)
+    units: dict[str, set[int]] = {}
+    starts = found.units
+    for n, (first, name) in enumerate(starts):
+        last = starts[n + 1][0] if n + 1 < len(starts) else len(hashes)
+        mine = kept.intersection(hashes[first:last])
+        if mine:
+            units.setdefault(name, set()).update(mine)
+    return kept, tuple((name, frozenset(h)) for name, h in units.items())
 
 
 def refers_to_grader(source: str) -> str:

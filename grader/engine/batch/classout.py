@@ -198,7 +198,8 @@ def _similarity(
     """The similarity pass; a module it fails on is left out of it, its row a grader error."""
 
     def attempt(ms: Sequence[tuple[str, Path]], cache: Path | None = None) -> dict[str, Any]:
-        return class_similarity(ms, cache=cache, lab=lab.spec)
+        where = None if cache is None else out  # the pages and similarity.json: once
+        return class_similarity(ms, cache=cache, lab=lab.spec, out=where, lang=steps.lang)
 
     try:
         return attempt(modules, out / SIMILAR_CACHE)

@@ -1,0 +1,313 @@
+"""Which modules of a class share much of their code, which way, and in which functions.
+
+Two modules are compared by how much of each one's fingerprints the other holds
+(``a_in_b``: the share of a's fingerprints found in b, "b holds 95% of a").  A pair is
+flagged when
+
+- **module**: the larger share reaches ``THRESHOLD`` with at least ``MIN_SHARED``
+  fingerprints shared, or
+- **functions**: at least ``MIN_FUNCTIONS`` functions of one (each of at least
+  ``FUNCTION_MIN`` fingerprints) are found in the other, each to ``FUNCTION_SHARE`` or
+  more, with at least ``MIN_SHARED`` fingerprints between them; a partial copy is
+  then named by its functions.
+
+A module flagged with several classmates who are not flagged with each other, and
+holding more of their code together than any one of them holds of it, is a
+*collector*: the module to read first, its partners likely its sources.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+THRESHOLD = 0.6
+MIN_SHARED = 25
+FUNCTION_MIN = 8
+FUNCTION_SHARE = 0.8
+MIN_FUNCTIONS = 4
+# A fingerprint more than this share of the class holds (and more than this many
+# modules) finds no pair; see similar_pairs.
+COMMON_SHARE = 0.02
+COMMON_AT_LEAST = 200
+# A copy of some functions is looked for through fingerprints held by at most this
+# many modules (or this share of the class).
+FEW_AT_LEAST = 5
+FEW_SHARE = 0.002
+# At most this many names of functions are kept for one side of one pair.
+MAX_FUNCTION_NAMES = 50
+# A collector holds this much more of its own code in its partners together than in
+# any one of them.
+COLLECTOR_GAIN = 0.15
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """The winnowed hashes of one module, and of each of its functions."""
+
+    name: str
+    hashes: frozenset[int]
+    tokens: int
+    refers_to_grader: str = ""  # what in the source points at the grader, if anything
+    units: tuple[tuple[str, frozenset[int]], ...] = ()
+
+
+@dataclass(frozen=True)
+class Match:
+    """Two modules that share much of their code; ``a_in_b``: share of a found in b;
+    ``functions_a``: the functions of a found in b."""
+
+    a: str
+    b: str
+    a_in_b: float
+    b_in_a: float
+    shared: int
+    functions_a: tuple[str, ...] = ()
+    functions_b: tuple[str, ...] = ()
+
+    @property
+    def score(self) -> float:
+        return max(self.a_in_b, self.b_in_a)
+
+    @property
+    def by(self) -> str:
+        """ "module" when the shares flag it, "functions" when only its functions do."""
+        return "module" if self.score >= THRESHOLD else "functions"
+
+    @property
+    def holder(self) -> str:
+        """The module that holds more of the other's code than the other holds of it
+        ("" when the two are about even)."""
+        if self.b_in_a > self.a_in_b + 0.1:
+            return self.a
+        if self.a_in_b > self.b_in_a + 0.1:
+            return self.b
+        return ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "similarity": round(self.score, 3),
+            "a_in_b": round(self.a_in_b, 3),
+            "b_in_a": round(self.b_in_a, 3),
+            "shared": self.shared,
+            "by": self.by,
+            "holder": self.holder,
+            "a_functions_in_b": list(self.functions_a[:MAX_FUNCTION_NAMES]),
+            "b_functions_in_a": list(self.functions_b[:MAX_FUNCTION_NAMES]),
+        }
+
+
+def found_functions(a: Fingerprint, b_hashes: frozenset[int]) -> tuple[str, ...]:
+    """The functions of ``a`` (big enough to tell) that ``b`` holds nearly whole."""
+    out = []
+    for name, hashes in a.units:
+        if name and len(hashes) >= FUNCTION_MIN:
+            if len(hashes & b_hashes) >= FUNCTION_SHARE * len(hashes):
+                out.append(name)
+    return tuple(out)
+
+
+def compare(a: Fingerprint, b: Fingerprint) -> Match:
+    shared = len(a.hashes & b.hashes)
+    return Match(
+        a.name,
+        b.name,
+        shared / len(a.hashes) if a.hashes else 0.0,
+        shared / len(b.hashes) if b.hashes else 0.0,
+        shared,
+        found_functions(a, b.hashes),
+        found_functions(b, a.hashes),
+    )
+
+
+def flagged(m: Match, threshold: float = THRESHOLD, min_shared: int = MIN_SHARED) -> bool:
+    if m.shared < min_shared:
+        return False
+    return m.score >= threshold or max(len(m.functions_a), len(m.functions_b)) >= MIN_FUNCTIONS
+
+
+def similar_pairs(
+    prints: Sequence[Fingerprint],
+    threshold: float = THRESHOLD,
+    min_shared: int = MIN_SHARED,
+) -> list[Match]:
+    """Every flagged pair, most alike first.
+
+    Pairs are found through an index from each fingerprint to the modules that hold
+    it, as MOSS does, so only pairs that share something are counted.  A fingerprint
+    held by more than ``common_limit`` modules (the obvious lines a large share of a
+    big class writes) finds no pair: listing its holders' pairs would cost the square
+    of the class, and sharing it says nothing.  It still counts, like every other, in
+    the share of a pair found through a rarer one; so the flags of a class of up to
+    ``COMMON_AT_LEAST`` modules are those of comparing every pair, and a bigger class
+    loses only pairs that share nothing but what much of the class holds, unless the
+    two are identical (many students handing in one module are all flagged).  Pairs
+    that may share whole functions are found through the fingerprints few modules
+    hold (``few_limit``): two modules that each took a function from a third share them.
+    """
+    limit = common_limit(len(prints))
+    few = few_limit(len(prints))
+    held = Counter(itertools.chain.from_iterable(p.hashes for p in prints))
+    # A fingerprint only one module holds pairs it with no one.
+    rare = {h for h, n in held.items() if 1 < n <= limit}
+    scarce = {h for h, n in held.items() if 1 < n <= few}
+    bit = {h: b for b, h in enumerate(h for h, n in held.items() if n > limit)}
+    index: dict[int, list[int]] = {}
+    own_rare = []
+    for i, p in enumerate(prints):
+        mine = p.hashes & rare
+        own_rare.append(mine)
+        for h in mine:
+            index.setdefault(h, []).append(i)
+    common = [_mask(p.hashes & bit.keys(), bit) for p in prints]
+    sizes = [len(p.hashes) for p in prints]
+    counts = [c.bit_count() for c in common]
+    # The smaller module of a pair flagged on its shares holds at least ``threshold``
+    # of its own fingerprints in the other; at most ``counts`` of them are common ones.
+    least = [threshold * size - 1 for size in sizes]  # less one, for rounding
+    # A pair flagged on its functions shares this many fingerprints few modules hold.
+    least_few = min_shared * FUNCTION_SHARE / 2
+    has_units = [sum(1 for n, u in p.units if n and len(u) >= FUNCTION_MIN) for p in prints]
+    identical = _identical(prints, min_shared)
+    same: list[list[int] | None] = [None] * len(prints)
+    for group in identical:
+        for i in group:
+            same[i] = group
+    found: list[Match] = []
+    for i, mine in enumerate(own_rare):
+        later: list[int] = []
+        later_few: list[int] = []
+        for h in mine:
+            holders = index[h]
+            if holders[-1] > i:
+                after = holders[bisect.bisect_right(holders, i) :]
+                later.extend(after)
+                if h in scarce:
+                    later_few.extend(after)
+        few_counts = Counter(later_few)
+        size, need, own, mine_too = sizes[i], least[i], counts[i], same[i]
+        for j, n in Counter(later).items():
+            if mine_too and same[j] is mine_too:
+                continue  # an identical module: below
+            by_units = (
+                few_counts.get(j, 0) >= least_few
+                and max(has_units[i], has_units[j]) >= MIN_FUNCTIONS
+            )
+            if not by_units and n + (own if own < counts[j] else counts[j]) < (
+                need if size <= sizes[j] else least[j]
+            ):
+                continue
+            n += (common[i] & common[j]).bit_count()
+            if n < min_shared:
+                continue
+            if max(n / sizes[i], n / sizes[j]) >= threshold or by_units:
+                a, b = prints[i], prints[j]
+                m = Match(a.name, b.name, n / sizes[i], n / sizes[j], n)
+                if by_units or m.score >= threshold:
+                    m = Match(
+                        m.a,
+                        m.b,
+                        m.a_in_b,
+                        m.b_in_a,
+                        n,
+                        found_functions(a, b.hashes),
+                        found_functions(b, a.hashes),
+                    )
+                if m.score >= threshold or flagged(m, threshold, min_shared):
+                    found.append(m)
+    for group in identical:
+        for i, j in itertools.combinations(group, 2):
+            a, b = prints[i], prints[j]
+            names = tuple(n for n, u in a.units if n and len(u) >= FUNCTION_MIN)
+            found.append(Match(a.name, b.name, 1.0, 1.0, sizes[i], names, names))
+    found.sort(key=lambda m: (-m.score, -m.shared, m.a, m.b))
+    return found
+
+
+def _identical(prints: Sequence[Fingerprint], min_shared: int) -> list[list[int]]:
+    """Groups of modules with the same fingerprints (enough of them to be flagged):
+    however many hand in one module, each pair of them is flagged."""
+    groups: dict[frozenset[int], list[int]] = {}
+    for i, p in enumerate(prints):
+        if len(p.hashes) >= min_shared:
+            groups.setdefault(p.hashes, []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def common_limit(modules: int) -> int:
+    """How many modules may hold a fingerprint that is indexed: a large share of the
+    class holding one says nothing about any two of them."""
+    return max(COMMON_AT_LEAST, int(COMMON_SHARE * modules))
+
+
+def few_limit(modules: int) -> int:
+    """How many modules may hold a fingerprint through which a copy of some functions
+    is looked for."""
+    return max(FEW_AT_LEAST, int(FEW_SHARE * modules))
+
+
+def _mask(hashes: Iterable[int], bit: dict[int, int]) -> int:
+    mask = 0
+    for h in hashes:
+        mask |= 1 << bit[h]
+    return mask
+
+
+@dataclass(frozen=True)
+class Collector:
+    """A module flagged with several classmates who are not flagged with each other,
+    that holds more of its code in them together than in any one: read it first."""
+
+    name: str
+    sources: tuple[str, ...]
+    own_in_sources: float  # share of its fingerprints found in the sources together
+    best_single: float  # the most any one source holds of it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.name,
+            "holds_code_of": list(self.sources[:MAX_FUNCTION_NAMES]),
+            "share_in_them": round(self.own_in_sources, 3),
+            "most_in_one": round(self.best_single, 3),
+        }
+
+
+def collectors(prints: Sequence[Fingerprint], pairs: Sequence[Match]) -> list[Collector]:
+    """The modules of ``pairs`` that hold several classmates' code (see ``Collector``)."""
+    by_name = {p.name: p for p in prints}
+    partners: dict[str, list[str]] = {}
+    linked: set[tuple[str, str]] = set()
+    for m in pairs:
+        partners.setdefault(m.a, []).append(m.b)
+        partners.setdefault(m.b, []).append(m.a)
+        linked.add((m.a, m.b))
+        linked.add((m.b, m.a))
+    out = []
+    for name, others in sorted(partners.items()):
+        if len(others) < 2 or name not in by_name:
+            continue
+        mine = by_name[name].hashes
+        if not mine:
+            continue
+        # The partners that hold code of this module and not each other's.
+        apart = [o for o in others if not any((o, x) in linked for x in others if x != o)]
+        if len(apart) < 2:
+            continue
+        together: set[int] = set()
+        best = 0.0
+        for o in apart:
+            common = mine & by_name[o].hashes
+            together |= common
+            best = max(best, len(common) / len(mine))
+        share = len(together) / len(mine)
+        # Each holds another part of it (copies of one module overlap instead).
+        apart_parts = sum(len(mine & by_name[o].hashes) for o in apart) <= 1.25 * len(together)
+        if share >= best + COLLECTOR_GAIN and apart_parts:
+            out.append(Collector(name, tuple(sorted(apart)), share, best))
+    return out
