@@ -374,6 +374,7 @@ class Grading(Judging):
             self.opts.timeout,
             where=self.shown_dir(report_dir),
             single_file=self.opts.single_file,
+            notebook=self.cells is not None,
         )
         for d in findings:
             if d.code == "report.grader_fault":

@@ -85,6 +85,7 @@ class ReportStep(Protocol):
         timeout: float,
         where: str | None,
         single_file: bool,
+        notebook: bool = False,  # the submission is a notebook: say what its student runs
     ) -> Sequence[Finding]: ...
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.engine import safefs
-from grader.engine.messages import text
+from grader.engine.messages import catalogue, text
 from grader.engine.results import Status
 from grader.engine.sandbox import DISK_FILES, DISK_MB, Call, Outcome, Written
 from grader.labs.embed import fromcode
@@ -105,13 +105,15 @@ def grade(
     *,
     where: str | None = None,
     single_file: bool = False,
+    notebook: bool = False,
 ) -> list[Finding]:
     """Every finding of step 8 (see the module docstring); never raises for student input.
 
     ``where`` names the handed-in folder in messages instead of its path;
-    ``single_file`` marks a submission of the module alone (nothing handed in beside it).
+    ``single_file`` marks a submission of the module alone (nothing handed in beside it);
+    ``notebook`` one made as a notebook, whose messages say what its student runs.
     """
-    write = _write_finding(written, lang, timeout)
+    write = _write_finding(written, lang, timeout, notebook)
     if write.status is not Status.PASS:
         return _all_unchecked(write, lang)
     from grader.labs.embed import reports
@@ -122,14 +124,20 @@ def grade(
         Finding(f.id, f.status, f.message, f.weight, f.code, dict(f.details), f.called)
         for f in inner
     ]
-    out.append(_same_finding(written, handed_in, lang, where, single_file))
+    out.append(_same_finding(written, handed_in, lang, where, single_file, notebook))
     return out
 
 
 # The writer ---------------------------------------------------------------------------
 
 
-def _write_finding(written: Written, lang: str, timeout: float) -> Finding:
+def _say(code: str, lang: str, notebook: bool, **params: Any) -> str:
+    """The text of ``code``; for a notebook, its ``.notebook`` text where there is one."""
+    special = code + ".notebook"
+    return text(special if notebook and special in catalogue("en") else code, lang, **params)
+
+
+def _write_finding(written: Written, lang: str, timeout: float, notebook: bool = False) -> Finding:
     fid, weight = "report.write", WEIGHTS["report.write"]
     kind = written.kind
     details: dict[str, Any] = {}
@@ -147,7 +155,7 @@ def _write_finding(written: Written, lang: str, timeout: float) -> Finding:
         return Finding(fid, Status.PASS, text(code, lang), weight, code)
     if kind == "not loaded":
         return Finding(
-            fid, Status.SKIP, text("report.write.not_loaded", lang), weight, "not_loaded"
+            fid, Status.SKIP, _say("report.write.not_loaded", lang, notebook), weight, "not_loaded"
         )
     status = Status.FAIL
     params: dict[str, Any] = {}
@@ -198,7 +206,10 @@ def _write_finding(written: Written, lang: str, timeout: float) -> Finding:
         code = "report.write.crashed"
         params = {"detail": written.detail or kind}
         status = Status.ERROR
-    return Finding(fid, status, text(code, lang, **params), weight, code, details, called)
+    message = _say(code, lang, notebook, **params)
+    if written.raised is not None and written.raised.type == "UnicodeEncodeError":
+        message += "; " + text("report.write.encoding", lang)
+    return Finding(fid, status, message, weight, code, details, called)
 
 
 def _all_unchecked(write: Finding, lang: str) -> list[Finding]:
@@ -225,7 +236,12 @@ def _weight(fid: str) -> int:
 
 
 def _same_finding(
-    written: Written, folder: Path, lang: str, where: str | None, single_file: bool
+    written: Written,
+    folder: Path,
+    lang: str,
+    where: str | None,
+    single_file: bool,
+    notebook: bool = False,
 ) -> Finding:
     fid, weight = "report.same", WEIGHTS["report.same"]
     from grader.labs.embed import reports
@@ -236,7 +252,7 @@ def _same_finding(
         return Finding(fid, Status.FAIL, text(code, lang), weight, code)
     if single_file:
         code = "report.same.single"
-        return Finding(fid, Status.FAIL, text(code, lang), weight, code)
+        return Finding(fid, Status.FAIL, _say(code, lang, notebook), weight, code)
     shown = where if where is not None else str(folder)
     missing: list[str] = []
     problems: list[str] = []
@@ -258,13 +274,13 @@ def _same_finding(
             problems.append(text(differs[0], lang, file=name, **differs[1]))
     if missing:
         code = "report.same.missing"
-        message = text(code, lang, files=" / ".join(missing), dir=shown)
+        message = _say(code, lang, notebook, files=" / ".join(missing), dir=shown)
         if problems:
             message += "; " + "; ".join(problems)
         return Finding(fid, Status.FAIL, message, weight, code, {"missing": missing})
     if problems:
         code = "report.same.differs"
-        message = text(code, lang, problems="; ".join(problems))
+        message = _say(code, lang, notebook, problems="; ".join(problems))
         return Finding(fid, Status.FAIL, message, weight, code)
     code = "report.same.ok"
     return Finding(fid, Status.PASS, text(code, lang, dir=shown), weight, code)
@@ -398,9 +414,17 @@ class EmbedReport:
         timeout: float,
         where: str | None,
         single_file: bool,
+        notebook: bool = False,
     ) -> list[Finding]:
         return grade(
-            written, measured, report_dir, lang, timeout, where=where, single_file=single_file
+            written,
+            measured,
+            report_dir,
+            lang,
+            timeout,
+            where=where,
+            single_file=single_file,
+            notebook=notebook,
         )
 
 
