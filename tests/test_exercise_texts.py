@@ -168,3 +168,41 @@ def test_the_readme_lists_every_option_of_the_command() -> None:
 def test_the_notebooks_are_valid_json() -> None:
     for name in kit.FILES.values():
         json.loads((EXERCISES / name).read_text("utf-8"))
+
+
+def _report_checks(path: Path, report_dir: Path) -> dict[str, Any]:
+    from grader import grade
+
+    report = grade(path, seed=2, report_dir=report_dir, only=["report.write", "report.same"])
+    return {c.id: c for c in report.checks}
+
+
+def test_a_notebooks_report_messages_name_its_write_report_cell(tmp_path: Path) -> None:
+    made = kit.notebooks((ROOT / "embed.py").read_text("utf-8"), filled=True)
+    (tmp_path / "nb").mkdir()
+    notebook = tmp_path / "nb" / "embed.ipynb"
+    notebook.write_text(made["embed.ipynb"], "utf-8")
+    same = _report_checks(notebook, notebook.parent)["report.same"]
+    assert not same.ok and 'write_report(".")' in same.message
+    assert "python embed.py" not in same.message
+    # A module in a file is told to run it.
+    (tmp_path / "py").mkdir()
+    module = tmp_path / "py" / "embed.py"
+    module.write_bytes((ROOT / "embed.py").read_bytes())
+    same = _report_checks(module, module.parent)["report.same"]
+    assert not same.ok and "python embed.py" in same.message
+
+
+def test_a_writer_that_cannot_encode_the_headings_is_told_to_open_with_utf_8(
+    tmp_path: Path,
+) -> None:
+    # What a plain open(path, "w") does on Windows, where the default encoding is cp1252.
+    source = (ROOT / "embed.py").read_text("utf-8")
+    assert 'encoding="utf-8"' in source
+    module = tmp_path / "embed.py"
+    module.write_text(source.replace('encoding="utf-8"', 'encoding="cp1252"'), "utf-8")
+    write = _report_checks(module, tmp_path)["report.write"]
+    assert not write.ok and "UnicodeEncodeError" in write.message
+    assert 'encoding="utf-8"' in write.message
+    stub = (EXERCISES / "embed.py").read_text("utf-8")
+    assert 'encoding="utf-8"' in stub  # the stub says so before it happens
