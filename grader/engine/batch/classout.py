@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from grader.engine.batch import faults, lms
+from grader.engine.batch import faults, lms, rosterfill
 from grader.engine.batch.faults import Fault
 from grader.engine.batch.rows import BatchOptions, Row, gradebook_csv, write_atomic
 from grader.engine.batch.summary import summarize, summary_text
@@ -142,6 +142,7 @@ def write_class(
     summary["faults"] = [f.to_dict() for f in found]
     for name, data in texts.items():
         write_atomic(out / name, data)
+    summary["identities"] = rosterfill.write_platform(out, current, opts, write_atomic)
     write_atomic(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     write_atomic(out / "summary.txt", summary_text(summary, opts.lang))
     for path, data in page.items():

@@ -1,7 +1,9 @@
 """The command line ``embed-grader batch SUBMISSIONS_DIR --out DIR [options]``.
 
-Exit status: 0 when every submission got a row from a working grader, 2 when the
-arguments are wrong or the grader failed on at least one submission.
+Exit status: 0 when every submission got a row from a working grader, 1 when every
+file is written but some hand-ins need a look before the import (two that claim one
+student, one that matches no student of ``--roster``: the summary names them), 2 when the arguments are wrong or the grader
+failed on at least one submission.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.engine import layout
+from grader.engine.batch import rosterfill
 from grader.engine.batch.cache import CACHE_FILE, Cache
 from grader.engine.batch.rows import GRADED, GRADER_ERROR, BatchOptions, Row, num
 from grader.engine.batch.run import BatchResult, Tampered, run_batch
@@ -92,6 +95,7 @@ def parser() -> argparse.ArgumentParser:
         help="grade only share K of N of the submissions (by id: a rerun or a late submission "
         "lands in the same share); embed-grader merge joins the shards' outputs",
     )
+    rosterfill.add_arguments(p)
     p.add_argument(
         "--sandbox",
         default="auto",
@@ -148,6 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_seconds=args.max_seconds,
         lab=lab.spec,
         shard=shard,
+        roster=args.roster,
+        assignment=args.assignment,
+        absent=args.absent,
     )
     err = sys.stderr
     seed_line = text("batch.seed_per_student" if per_student else "batch.seed", lang, seed=seed)
@@ -188,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not result.rows:
         print(text("batch.empty", lang, root=args.submissions), file=err)
         return 2
+    if result.exit_status == 0 and rosterfill.needs_look(result.summary):
+        return 1  # every file written; some hand-ins need a look before the import
     return result.exit_status
 
 

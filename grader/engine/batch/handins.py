@@ -52,6 +52,13 @@ class _Group:
     entries: list[Path] = field(default_factory=list)
     problem: str = ""  # why the identity is not given (submissions.CLAIMED, ...)
     claimed: Identity | None = None
+    # Each entry's identity as read from its name (a flat file's own name is its rest).
+    read: dict[Path, Identity] = field(default_factory=dict)
+
+    def shown(self, entry: Path) -> str:
+        """A flat file's own name: what follows the platform's fields."""
+        who = self.read.get(entry)
+        return who.rest if who is not None and who.rest else entry.name
 
 
 def walk(folder: Path, prefix: str = "") -> list[Item]:
@@ -131,23 +138,20 @@ def group_entries(root: Path, skip: Sequence[Path], roster: Roster | None = None
             groups[key] = _Group(ident, who)
             order.append(key)
         groups[key].entries.append(entry)
+        groups[key].read[entry] = who
     found: list[_Group] = []
     for key in order:
         group = groups[key]
         if group.identity is not None and len(names[key]) > 1:
             # Two names claim one identity: the platform never writes that.
             for name in sorted(names[key]):
-                mine = [e for e in group.entries if _claimed_name(e.name) == name]
+                mine = [e for e in group.entries if group.read[e].name == name]
                 ident = "%s_%s" % (name, key[1])
-                found.append(_Group(ident, None, mine, CLAIMED, group.identity))
+                read = {e: group.read[e] for e in mine}
+                found.append(_Group(ident, None, mine, CLAIMED, group.identity, read))
             continue
         found.append(group)
     return found
-
-
-def _claimed_name(entry: str) -> str:
-    who = identity.moodle(entry) or identity.canvas(entry)
-    return who.name if who is not None else ""
 
 
 def _items(group: _Group) -> list[Item]:
@@ -157,27 +161,17 @@ def _items(group: _Group) -> list[Item]:
     seen: set[str] = set()
     for entry in group.entries:
         if entry.is_symlink():
-            items.append(Item(_shown(entry, group), entry, link=True))
+            items.append(Item(group.shown(entry), entry, link=True))
         elif entry.is_dir():
             items += walk(entry)
         else:
-            items.append(Item(_shown(entry, group), entry))
+            items.append(Item(group.shown(entry), entry))
     unique = []
     for item in items:
         if item.name not in seen:
             seen.add(item.name)
             unique.append(item)
     return unique
-
-
-def _shown(entry: Path, group: _Group) -> str:
-    """A flat file's own name: what follows the platform's fields."""
-    who = group.identity
-    if who is not None:
-        mine = identity.moodle(entry.name) or identity.canvas(entry.name)
-        if mine is not None and mine.rest:
-            return mine.rest
-    return entry.name
 
 
 def gather(

@@ -219,8 +219,10 @@ def _classroom(path: Path, header: list[str], table: list[list[str]], title: str
     for n, line in enumerate(table[1:], start=1):
         line = line + [""] * (len(header) - len(line))
         login = line[user].strip()
-        if login:
-            students.append(Student(login.lower(), line[name] or line[ident], n, login=login))
+        # An identifier not yet linked to a GitHub account has no repository: its key
+        # is one no repository's name gives, so it is a row "nothing handed in".
+        key = login.lower() if login else "identifier:" + line[ident]
+        students.append(Student(key, line[name] or line[ident], n, login=login))
     return Roster(identity.CLASSROOM, path, students, header, table, column, title, None)
 
 
@@ -264,6 +266,7 @@ def gradescope_students(text: str, path: Path = Path("submission_metadata.yml"))
     students: list[Student] = []
     folder = ""
     within: int | None = None  # the indentation of ":submitters:" while in it
+    level: int | None = None  # the indentation of a submission's own keys
     person: dict[str, str] | None = None
     dash = -1
 
@@ -290,7 +293,7 @@ def gradescope_students(text: str, path: Path = Path("submission_metadata.yml"))
         indent = len(line) - len(line.lstrip(" "))
         if indent == 0:
             close()
-            within = None
+            within, level = None, None
             top = _TOP.fullmatch(line.rstrip())
             folder = _scalar(top.group(1)) if top else ""
             continue
@@ -311,8 +314,12 @@ def gradescope_students(text: str, path: Path = Path("submission_metadata.yml"))
                 if got is not None and got.group(2) in ("name", "sid", "email"):
                     person[got.group(2)] = _scalar(got.group(3))[:500]
                 continue
+        if level is None:
+            level = indent
         got = _FIELD.fullmatch(body)
-        if got is not None and got.group(2) == "submitters" and not body.startswith("-"):
+        # Only the submission's own key: the same words deeper down (in ":results:",
+        # which holds what the autograder printed) are not read.
+        if got is not None and got.group(2) == "submitters" and indent == level:
             within = indent
     close()
     if not students:

@@ -21,6 +21,7 @@ such as ``-5`` stays a number).
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import re
@@ -114,13 +115,14 @@ def filled(roster: Roster, rows: Sequence[Row], absent: str = "zero") -> str:
     return _csv(out)
 
 
-def problems(rows: Sequence[Row], roster: Roster | None, lang: str) -> list[str]:
-    """What needs a person's look before the import, one sentence each: identities
-    claimed twice or unreadable, hand-ins that match no student of the roster, and
-    the roster's students who handed nothing in."""
+def problems(rows: Sequence[Row], lang: str) -> dict[str, list[str]]:
+    """What the summary says of identities: under ``look``, what needs a person's look
+    before the import (identities claimed twice or unreadable, hand-ins that match no
+    student of the roster), one sentence each; under ``absent``, the roster's
+    students who handed nothing in."""
     from grader.engine.messages import text
 
-    found: list[str] = []
+    look: list[str] = []
     claimed_twice: dict[tuple[str, str], list[str]] = {}
     for row in rows:
         problem = row.who.get("problem", "")
@@ -128,11 +130,11 @@ def problems(rows: Sequence[Row], roster: Roster | None, lang: str) -> list[str]
             key = (row.who.get("claimed_platform", ""), row.who["claimed"])
             claimed_twice.setdefault(key, []).append(row.id)
         elif problem == "ambiguous":
-            found.append(text("handin.summary_ambiguous", lang, names=row.id))
+            look.append(text("handin.summary_ambiguous", lang, names=row.id))
         elif problem == "unmatched":
-            found.append(text("handin.summary_unmatched", lang, names=row.id))
+            look.append(text("handin.summary_unmatched", lang, names=row.id))
     for (platform, claimed_key), ids in sorted(claimed_twice.items()):
-        found.append(
+        look.append(
             text(
                 "handin.summary_claimed",
                 lang,
@@ -141,16 +143,17 @@ def problems(rows: Sequence[Row], roster: Roster | None, lang: str) -> list[str]
                 names=", ".join(ids),
             )
         )
-    absent = [r.id for r in rows if r.who.get("absent")]
-    if absent:
-        shown = ", ".join(absent[:20]) + (" (+%d)" % (len(absent) - 20) if len(absent) > 20 else "")
-        found.append(text("handin.summary_absent", lang, n=len(absent), names=shown))
-    return found
+    gone = [r.id for r in rows if r.who.get("absent")]
+    absent = []
+    if gone:
+        shown = ", ".join(gone[:20]) + (" (+%d)" % (len(gone) - 20) if len(gone) > 20 else "")
+        absent.append(text("handin.summary_absent", lang, n=len(gone), names=shown))
+    return {"look": look, "absent": absent}
 
 
 def write_platform(
     out: Path, rows: Sequence[Row], opts: BatchOptions, write: Callable[[Path, str], None]
-) -> list[str]:
+) -> dict[str, list[str]]:
     """Write the roster filled (with ``--roster``) into ``out``; the sentences of what
     needs a look before the import, for the summary (``summary["identities"]``)."""
     from grader.engine.lab import find
@@ -161,15 +164,71 @@ def write_platform(
         try:
             roster = load(opts.roster, opts.assignment, Path(find(opts.lab).module_file).stem)
         except RosterError as exc:
-            return [text("batch.roster", opts.lang, problem=str(exc))]
+            return {"look": [text("batch.roster", opts.lang, problem=str(exc))], "absent": []}
         write(out / FILES[roster.platform], filled(roster, rows, opts.absent))
-    return problems(rows, roster, opts.lang)
+    return problems(rows, opts.lang)
 
 
-def summary_lines(found: Sequence[str], lang: str) -> list[str]:
-    """The summary's lines of what needs a look before the import."""
+def summary_lines(found: dict[str, list[str]], lang: str) -> list[str]:
+    """The summary's lines of what needs a look before the import, and who is absent."""
     from grader.engine.messages import text
 
-    if not found:
-        return []
-    return ["", text("handin.summary_title", lang)] + ["  - " + f for f in found]
+    lines = [""] + found["absent"] if found.get("absent") else []
+    if found.get("look"):
+        lines += ["", text("handin.summary_title", lang)] + ["  - " + f for f in found["look"]]
+    return lines
+
+
+def needs_look(summary: dict[str, Any]) -> bool:
+    """Whether the summary names hand-ins that need a look before the import."""
+    return bool((summary.get("identities") or {}).get("look"))
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """``--roster``, ``--assignment`` and ``--absent``, for ``batch`` and ``merge``."""
+    p.add_argument(
+        "--roster",
+        metavar="FILE",
+        help="the platform's own list of students, filled with the grades: Canvas's "
+        "gradebook export, Moodle's grading worksheet, Gradescope's submission_metadata.yml "
+        "or GitHub Classroom's roster CSV (see docs/lms.md)",
+    )
+    p.add_argument(
+        "--assignment",
+        metavar="TITLE",
+        help="the roster's column to fill (default: the one named like the lab's module)",
+    )
+    p.add_argument(
+        "--absent",
+        choices=("zero", "blank"),
+        default="zero",
+        help="the grade of a roster student who handed nothing in: 0 (default) or empty",
+    )
+
+
+def after_merge(
+    out: Path, rows: Sequence[Row], summary: dict[str, Any], args: argparse.Namespace, lang: str
+) -> bool:
+    """``merge --roster``: the roster filled from the merged rows, and what needs a look
+    added to the summary (``summary.json``, ``summary.txt``); whether some hand-ins
+    need a look."""
+    import json
+
+    from grader.engine.batch.rows import write_atomic
+    from grader.engine.batch.summary import summary_text
+
+    opts = BatchOptions(
+        seed=int(summary.get("seed") or 0),
+        lang=lang,
+        lab=getattr(args, "lab", None) or str(summary.get("lab") or "embed"),
+        roster=args.roster,
+        assignment=args.assignment,
+        absent=args.absent,
+    )
+    found = write_platform(out, rows, opts, write_atomic)
+    if found != summary.get("identities"):
+        summary["identities"] = found
+        data = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+        write_atomic(out / "summary.json", data)
+        write_atomic(out / "summary.txt", summary_text(summary, lang))
+    return needs_look(summary)

@@ -27,6 +27,7 @@ from grader.engine.batch import faults
 from grader.engine.batch.cache import CACHE_FILE, Cache, cache_key, grader_fingerprint
 from grader.engine.batch.classout import in_shard, write_class, write_record
 from grader.engine.batch.faults import Fault
+from grader.engine.batch.handins import class_handins
 from grader.engine.batch.job import Graded, Job, grade_one, problem_feedback, shown_module
 from grader.engine.batch.rows import (
     GRADER_ERROR,
@@ -39,7 +40,6 @@ from grader.engine.batch.rows import (
 from grader.engine.batch.submissions import (
     UNREADABLE,
     Submission,
-    discover,
     files_hash,
     os_error,
     student_seed,
@@ -104,7 +104,7 @@ def run_batch(
         key = "batch.weak" if isolation == "process" else "batch.readable"
         on_note(text(key, opts.lang, why=why))
     lab = find(opts.lab)
-    subs = discover(root, skip=[out], lang=opts.lang, lab=lab)
+    subs = class_handins(root, out, opts, lab)
     positions = {s.id: i for i, s in enumerate(subs)}
     if opts.shard is not None:
         subs = [s for s in subs if in_shard(s.id, opts.shard)]
@@ -190,7 +190,7 @@ def run_batch(
                         opts.python,
                         opts.lang,
                         isolation,
-                        root,
+                        sub.within or root,
                         opts.max_seconds,
                         lab.spec,
                     )

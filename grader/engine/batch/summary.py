@@ -171,7 +171,7 @@ def summary_text(
     if summary.get("not_graded"):  # the machine ran short: said last, to be seen
         lines += ["", text("batch.machine", lang, n=summary["not_graded"])]
     lines += _fault_lines(summary.get("faults") or [], lang)
-    lines += rosterfill.summary_lines(summary.get("identities") or [], lang)
+    lines += rosterfill.summary_lines(summary.get("identities") or {}, lang)
     fitted = [piece for line in lines for piece in layout.wrap(line, width, " " * 8)]
     return "\n".join(fitted) + "\n"
 
