@@ -619,17 +619,18 @@ def a_class_of(n: int, tmp_path: Path) -> Path:
         rows[i] = dataclasses.replace(r, id="embedding_lab_2026_student_name_%03d" % i)
     summary = summarize(rows, BatchOptions(seed=1), 0.0)
     ids = [r.id for r in rows]
-    pairs = [
-        {"a": a, "b": b, "similarity": 0.9, "shared": 40}
-        for i, a in enumerate(ids)
-        for b in ids[i + 1 : i + 6]
-    ]
+    # The similarity pass's part of the summary, as ``grader.engine.similar`` writes it.
+    pair = {"similarity": 0.9, "a_in_b": 0.9, "b_in_a": 0.8, "shared": 40, "by": "whole"}
+    pair.update({"holder": "", "a_functions_in_b": [], "b_functions_in_a": [], "page": ""})
+    pairs = [dict(pair, a=a, b=b) for i, a in enumerate(ids) for b in ids[i + 1 : i + 6]]
     summary["similar"] = {
         "method": "winnowing",
         "threshold": 0.5,
         "min_shared": 10,
         "pairs": pairs[:100],
         "pairs_flagged": len(pairs),
+        "pairs_file": "similarity.json",
+        "collectors": [],
         "close_to_solutions": [],
     }
     (tmp_path / "feedback").mkdir()
