@@ -101,3 +101,13 @@ def test_the_fifth_heading_is_accepted_with_the_natural_spacing_too(
     found = {f.id: f for f in reports.check(tmp_path, "en")}
     assert (found["report.md.headings"].status is Status.PASS) is ok
     assert (found["report.md.prose.5"].status is Status.PASS) is ok
+
+
+def test_claims_alone_are_not_the_figure_a_report_must_state(tmp_path: Path) -> None:
+    for name in ("embed_report.json", "embed_report.md"):
+        shutil.copyfile(REFERENCE / name, tmp_path / name)
+    md = tmp_path / "embed_report.md"
+    lines = [line.split("`")[0] for line in md.read_text("utf-8").splitlines()]
+    md.write_text("\n".join(lines) + "\n\nDIM = 64 and √64 = 8.\n", "utf-8")
+    finding = next(f for f in reports.check(tmp_path) if f.id == "report.md.figures")
+    assert finding.status is Status.FAIL and finding.code == "report.md.figures_none"

@@ -269,7 +269,7 @@ def _figures_finding(
 ) -> Finding:
     fid = "report.md.figures"
     expected = dict(_expected())
-    count = failed = 0
+    count = failed = keyed = 0  # keyed: figures next to a key (claims are not)
     problems: list[str] = []
     listed: list[dict[str, Any]] = []
     called: dict[str, None] = {}
@@ -302,6 +302,7 @@ def _figures_finding(
                 )
         for fig in figures_in(line.text, line.number):
             count += 1
+            keyed += 1
             problem = _figure_problem(fig, expected[fig.key])
             from_code = measured.get(fig.key)
             if from_code is not None and problem is not None:
@@ -353,7 +354,7 @@ def _figures_finding(
             )
     details: dict[str, Any] = {"figures": count, "failed": failed, "problems": listed}
     blame = tuple(called)
-    if count == 0:
+    if keyed == 0:
         code = "report.md.figures_none"
         return Finding(fid, Status.FAIL, text(code, lang), WEIGHTS[fid], code, details)
     if not problems:
