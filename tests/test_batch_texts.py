@@ -28,7 +28,7 @@ def small_class(root: Path) -> None:
     (root / "bob" / "embed.zip").write_bytes(b"PK")
     (root / "carol").mkdir()
     (root / "dave").mkdir()
-    (root / "dave" / "embed (1).py").write_text("VOCAB = 512\n", encoding="utf-8")
+    (root / "dave" / "helper.py").write_text("VOCAB = 512\n", encoding="utf-8")
 
 
 def test_a_first_batch_does_not_speak_of_a_last_run(
@@ -60,9 +60,11 @@ def test_a_folder_without_the_module_says_what_it_holds(tmp_path: Path) -> None:
     small_class(tmp_path / "class")
     result = run_batch(tmp_path / "class", tmp_path / "out", BatchOptions(seed=1, jobs=1))
     details = {r.id: r.detail for r in result.rows if r.status == "missing"}
-    assert details["bob"] == text("batch.missing_none", "en", found="embed.zip, notes.txt")
+    # An archive that is none says so (a real one is unpacked and graded).
+    broken = text("handin.zip_broken", "en", archive="embed.zip", error="File is not a zip file")
+    assert details["bob"] == broken
     assert details["carol"] == text("batch.missing_empty", "en")
-    assert details["dave"] == text("batch.missing", "en", found="embed (1).py")
+    assert details["dave"] == text("batch.missing", "en", found="helper.py")
     assert not any("-)" in d for d in details.values())
     # Every feedback file follows the schema of --format json, graded or not.
     for row in result.rows:
