@@ -206,3 +206,29 @@ def test_a_writer_that_cannot_encode_the_headings_is_told_to_open_with_utf_8(
     assert 'encoding="utf-8"' in write.message
     stub = (EXERCISES / "embed.py").read_text("utf-8")
     assert 'encoding="utf-8"' in stub  # the stub says so before it happens
+
+
+# Rows are counted from 0 in code, as step 1 says (tea is row 0) -------------------------
+
+POT = "(-0.2, 0.8, 0.4)"
+ONE_BASED_POT = re.compile(r"(?:row 3|3행|第 3 行)[ ,]*$")
+ONE_BASED_SEQUENCE = re.compile(
+    r"(?<!board's )rows? 2, (?:then )?1, 3(?:,| and) 4|(?<!칠판의 )2, 1, 3, 4행|2행, 1행, 3행"
+    r"|(?<!板书上的 )第 2、1、3、4 行"
+)
+
+
+@pytest.mark.parametrize("lang", list(kit.READMES))
+def test_steps_2_and_3_count_code_rows_from_0(lang: str) -> None:
+    parts = kit.sections((EXERCISES / kit.READMES[lang]).read_text("utf-8"))
+    texts = [parts["step-2"], parts["step-3"]]
+    texts += [
+        text(c, lang, got="?") for c in ("course.row_times_matrix.pot", "course.lookup.sequence")
+    ]
+    for words in texts:
+        words = " ".join(words.split())
+        assert not ONE_BASED_SEQUENCE.search(words), words
+        at = words.find(POT)
+        while at >= 0:
+            assert not ONE_BASED_POT.search(words[:at]), words[max(0, at - 60) : at + 20]
+            at = words.find(POT, at + 1)
