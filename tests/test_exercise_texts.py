@@ -232,3 +232,16 @@ def test_steps_2_and_3_count_code_rows_from_0(lang: str) -> None:
         while at >= 0:
             assert not ONE_BASED_POT.search(words[:at]), words[max(0, at - 60) : at + 20]
             at = words.find(POT, at + 1)
+
+
+def test_an_empty_markdown_handed_in_is_told_to_open_with_utf_8(tmp_path: Path) -> None:
+    """What a Windows student hands in after a plain open(path, "w") raised."""
+    module = tmp_path / "embed.py"
+    module.write_bytes((ROOT / "embed.py").read_bytes())
+    (tmp_path / "embed_report.json").write_bytes(
+        (ROOT / "reference" / "embed_report.json").read_bytes()
+    )
+    (tmp_path / "embed_report.md").write_text("", "utf-8")
+    same = _report_checks(module, tmp_path)["report.same"]
+    assert not same.ok and "embed_report.md" in same.message
+    assert 'encoding="utf-8"' in same.message

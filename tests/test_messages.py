@@ -473,6 +473,7 @@ NOT_FAILURES = {
     "report.same.json_key",
     "report.same.json_other",
     "report.same.md_line",
+    "report.same.md_empty",
     "report.write.ok",
     "report.same.ok",
 }

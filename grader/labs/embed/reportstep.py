@@ -366,6 +366,8 @@ def _md_differs(handed: str, own: str) -> tuple[str, dict[str, Any]] | None:
     mine, theirs = _lines(handed), _lines(own)
     if mine == theirs:
         return None
+    if not mine:  # what open(path, "w") leaves on Windows when the first heading fails
+        return "report.same.md_empty", {}
     for i in range(max(len(mine), len(theirs))):
         a = mine[i] if i < len(mine) else ""
         b = theirs[i] if i < len(theirs) else ""
