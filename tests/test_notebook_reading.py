@@ -356,3 +356,13 @@ def test_the_time_a_notebook_takes_to_read_counts_against_its_own_cap(
     monkeypatch.setattr(grading, "Sandbox", box)
     grade(path, seed=1, check_reports=False, only=("shape.values",), max_seconds=20)
     assert caps and caps[0] <= 20 - 1.5, caps
+
+
+def test_the_similarity_pass_reads_a_malformed_notebook_as_unreadable(tmp_path: Path) -> None:
+    from grader.engine import similar
+
+    path = tmp_path / "embed.ipynb"
+    path.write_text(MALFORMED, encoding="utf-8")
+    assert similar._read_submission(path) is None
+    path.write_text(_notebook_of("VOCAB = 512\n"), encoding="utf-8")
+    assert similar._read_submission(path) == "VOCAB = 512\n"

@@ -31,6 +31,8 @@ _DEFINES = re.compile(
     r"(?:async[ \t]+)?def[ \t]+(\w+)|class[ \t]+(\w+)"
     r"|(\w+)[ \t]*(?::[^=\n]*)?(?:[-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)"
 )
+_DEFINITION = re.compile(r"^[ \t]*(?:async[ \t]+def|def|class|import|from)\b", re.M)
+_CALL = re.compile(r"^[ \t]*[A-Za-z_][\w.]*[ \t]*\(", re.M)  # a line that may start a call
 _SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Pass)
 
 
@@ -39,6 +41,10 @@ def role(source: str, marked: bool) -> str:
     or "" when it is the student's code; ``marked``: the notebook marks the kit's cells."""
     if len(source) > KIT_CELL:
         return ""
+    defines = _DEFINITION.search(source) is not None
+    calls = not (marked or defines) and _CALL.search(source) is not None
+    if not (GRADER in source or (CHECK in source and not defines) or calls):
+        return ""  # no role is left to find: spare the parse
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
