@@ -97,17 +97,13 @@ def everything_written(
     assert float(book["amy"]["total"]) == 100
     assert book[struck]["status"] == GRADER_ERROR
     assert "ZeroDivisionError" in book[struck]["detail"]
-    canvas = [r[0] for r in csv_rows(out / lms.CANVAS_FILE)[2:]]
-    moodle = [r[1] for r in csv_rows(out / lms.MOODLE_FILE)[1:]]
-    assert set(OTHERS) <= set(canvas) and set(OTHERS) <= set(moodle)
-    # The struck row is there with no points, or (when even that fails) not at all.
-    for rows, points in (
-        (csv_rows(out / lms.CANVAS_FILE)[2:], 5),
-        (csv_rows(out / lms.MOODLE_FILE)[1:], 2),
-    ):
-        for r in rows:
-            if struck in r:
-                assert r[points] == ""
+    for name, grade in ((lms.CANVAS_FILE, -1), (lms.MOODLE_FILE, "Grade")):
+        header, *lines = csv_rows(out / name)
+        column = header.index(grade) if isinstance(grade, str) else len(header) - 1
+        holds = {ident: r[column] for r in lines for ident in CLASS if ident in r}
+        assert set(OTHERS) <= set(holds), name
+        # The struck row is there with no points, or (when even that fails) not at all.
+        assert holds.get(struck, "") == "", name
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert {"id": struck, "stage": stage} in [
         {k: f[k] for k in ("id", "stage")} for f in summary["faults"]
@@ -147,28 +143,26 @@ STAGES: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     ),
     "summary": lambda mp: mp.setattr(classout, "summarize", raising_for(BAD, classout.summarize)),
     "gradebook": lambda mp: mp.setattr(Row, "csv", raising_for(BAD, Row.csv)),
-    "canvas": lambda mp: mp.setattr(lms, "canvas_id", raising_for(BAD, lms.canvas_id)),
-    "moodle": lambda mp: mp.setattr(lms, "moodle_id", raising_for(BAD, lms.moodle_id)),
     "page": lambda mp: mp.setattr(
         classpage, "write_pages", raising_for(BAD, classpage.write_pages, rows_at=1)
     ),
 }
 
 
-def _by_id(real: Callable[..., Any]) -> Callable[..., Any]:
-    """``real`` for an id, raising for the struck one (canvas_id, moodle_id: even for
-    its grader-error row, which is then left out of that file)."""
+def _by_row(real: Callable[..., Any]) -> Callable[..., Any]:
+    """``real`` for a row, raising for the struck one's (even for its grader-error row:
+    it is then left out of that file)."""
 
-    def wrapped(ident: str, *args: Any) -> Any:
-        if ident == BAD:
+    def wrapped(row: Row, *args: Any) -> Any:
+        if row.id == BAD:
             raise ZeroDivisionError("a fault of the grader")
-        return real(ident, *args)
+        return real(row, *args)
 
     return wrapped
 
 
-STAGES["canvas"] = lambda mp: mp.setattr(lms, "canvas_id", _by_id(lms.canvas_id))
-STAGES["moodle"] = lambda mp: mp.setattr(lms, "moodle_id", _by_id(lms.moodle_id))
+STAGES["canvas"] = lambda mp: mp.setattr(lms, "canvas_id", _by_row(lms.canvas_id))
+STAGES["moodle"] = lambda mp: mp.setattr(lms, "moodle_participant", _by_row(lms.moodle_participant))
 
 
 @pytest.mark.parametrize("stage", sorted(STAGES))

@@ -216,11 +216,14 @@ def _similarity(
     except Exception as exc:
         whole = faults.describe(exc)
     steps.of_class[faults.SIMILARITY] = Fault("", faults.SIMILARITY, whole)
-    return _no_similarity(whole)
+    try:  # the pass over no module: every part of it there, and empty
+        return {**attempt([]), "error": whole}
+    except Exception:
+        return _no_similarity(whole)
 
 
 def _no_similarity(error: str) -> dict[str, Any]:
-    """The similarity part of the summary when the pass could not be made."""
+    """The similarity part of the summary when not even an empty pass can be made."""
     return {
         "method": "winnowed token fingerprints, k=%d, window %d" % (K, W),
         "threshold": THRESHOLD,

@@ -73,7 +73,18 @@ def stand_in(row: Row, fault: Fault, lang: str, max_score: float) -> Row:
     """The row of a submission on which a step of the grader failed: a grader error,
     with no points (the LMS files leave its grade as it was) and the fault as its detail."""
     seed = row.seed if isinstance(row.seed, int) and not isinstance(row.seed, bool) else 0
-    return Row(str(row.id), GRADER_ERROR, 0.0, float(max_score), {}, seed, 0.0, detail(fault, lang))
+    who = getattr(row, "who", None)
+    return Row(
+        str(row.id),
+        GRADER_ERROR,
+        0.0,
+        float(max_score),
+        {},
+        seed,
+        0.0,
+        detail(fault, lang),
+        who=dict(who) if isinstance(who, dict) else {},
+    )
 
 
 T = TypeVar("T")

@@ -48,11 +48,13 @@ class MergeError(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class Refusal:
-    """An output (``id`` None) or a row that merge did not take, and why."""
+    """An output (``shard``) or a row (of the id ``id`` when it is one) that merge did
+    not take, and why."""
 
     out: Path
     id: str | None
     why: str
+    shard: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,7 +89,7 @@ def merge(
             problem = exc.strerror or exc
             raise MergeError(text("merge.no_record", shown, out=out, problem=problem)) from None
         except Refused as exc:
-            refused.append(Refusal(out, None, exc.message(shown)))
+            refused.append(Refusal(out, None, exc.message(shown), shard=True))
     if not records:
         raise MergeError(text("merge.no_record", shown, out=refused[0].out, problem=refused[0].why))
     first = records[0]
@@ -105,14 +107,15 @@ def merge(
     refused += refused_rows
     rows: list[tuple[int, Row]] = [(e.position, e.row) for e in taken.values()]
     for ident, (position, why) in stand.items():
-        rows.append((position, _stand_in(ident, why, opts)))
+        rows.append((position, _stand_in(ident, why, opts, found)))
     if found is not None:
         order = {ident: i for i, ident in enumerate(found)}
         rows = [(order.get(r.id, len(order)), r) for _, r in rows]
         have = {r.id for _, r in rows}
         for ident in found:
             if ident not in have:
-                rows.append((order[ident], _stand_in(ident, text("merge.no_row", lang), opts)))
+                why = text("merge.no_row", lang)
+                rows.append((order[ident], _stand_in(ident, why, opts, found)))
     rows.sort(key=lambda pr: (pr[0], pr[1].id))
     feedback = dest / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)
@@ -224,9 +227,12 @@ def _position(raw: Any) -> int:
     return 1 << 31
 
 
-def _stand_in(ident: str, why: str, opts: BatchOptions) -> Row:
-    """The row of a submission whose row was refused: a grader error with no points."""
-    return Row(ident, GRADER_ERROR, 0.0, float(find(opts.lab).max_score), {}, opts.seed, 0.0, why)
+def _stand_in(ident: str, why: str, opts: BatchOptions, found: dict[str, Any] | None) -> Row:
+    """The row of a submission whose row was refused: a grader error with no points,
+    whose it is as its submission says (``--submissions``), never as a refused row does."""
+    who = found[ident].who() if found is not None and ident in found else {}
+    top = float(find(opts.lab).max_score)
+    return Row(ident, GRADER_ERROR, 0.0, top, {}, opts.seed, 0.0, why, who=who)
 
 
 def _write_feedback(folder: Path, row: Row, entry: Entry | None, lang: str, lab: Lab) -> None:
@@ -313,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("%s: %s" % (exc.filename or args.out, exc.strerror or exc), file=sys.stderr)
         return 2
     for r in merged.refused:
-        if r.id is None:
+        if r.shard:
             print(text("merge.refused_shard", lang, out=r.out, why=r.why), file=sys.stderr)
         else:
             print(text("merge.refused_row", lang, out=r.out, why=r.why), file=sys.stderr)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import json
 import math
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,9 +39,11 @@ MAX_LIST = 100_000  # failing checks of one row, and the functions each follows 
 # digits and ``.@+-_`` that does not start with ``.`` or ``_``.
 ID = re.compile(r"(?![._])[\w.@+-]{1,120}")
 NO_POINTS = (MISSING, UNREADABLE, REFUSED, *UNSCORED)  # statuses of rows not graded
-ROW_FIELDS = frozenset(
-    ("id", "status", "total", "max", "steps", "seed", "seconds", "detail", "failing", "follows")
-)
+# A row's fields: those every row has, and those a row may leave out (their defaults).
+ROW_FIELDS = frozenset(("id", "status", "total", "max", "steps", "seed", "seconds"))
+ROW_OPTIONAL = frozenset(("detail", "failing", "follows", "who"))
+MAX_WHO = 32  # fields of whose a row is, each at most MAX_NAME characters
+MAX_NAME = 1000
 ROUNDING = 0.006  # a step's points are rounded to hundredths: its total is not
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
@@ -91,16 +94,31 @@ def read_json(folder: Path, name: str, limit: int, most_depth: int) -> Any:
 
 
 def read_bytes(folder: Path, name: str, limit: int) -> bytes:
-    """At most ``limit`` bytes of the regular file ``folder/name``, never through a link."""
+    """The regular file ``folder/name`` (``name`` one name or ``feedback/NAME``), reached
+    from ``folder`` without a link on the way; refused unread when it holds more than
+    ``limit`` bytes."""
+    *below, last = name.split("/")
     try:
-        got = safefs.read_below(str(folder), str(folder / name), limit + 1)
+        # The folder as merge was given it; below it, no link is followed.
+        where = safefs.open_dir_below(str(folder.resolve()), below)
+        try:
+            fd = safefs.open_regular(last, dir_fd=where)
+        finally:
+            os.close(where)
+        try:
+            size = os.fstat(fd).st_size
+            if size > limit:
+                raise Refused("size", name=name, size=size, limit=limit)
+            got = safefs.read_fd(fd, limit + 1)
+        finally:
+            os.close(fd)
     except safefs.NotRegular:
         raise Refused("link", name=name) from None
     except OSError as exc:
         if exc.errno == errno.ENOENT:
             raise FileNotFoundError(errno.ENOENT, "no such file", str(folder / name)) from None
         raise Refused("unreadable", name=name, error=exc.strerror or type(exc).__name__) from None
-    if got.size > limit:
+    if got.size > limit:  # it grew while read
         raise Refused("size", name=name, size=got.size, limit=limit)
     return got.data
 
@@ -190,7 +208,7 @@ def entry(out: Path, raw: Any, lab: Lab) -> Entry:
         raise Refused("fields", fields="row, position, module")
     ident = ident_of(raw)
     if ident is None:
-        raise Refused("id", got=_shown(_raw_id(raw)))
+        raise Refused("id", got=_shown(_raw_id(raw), 300))
     position = raw.get("position", 0)
     if not _is_int(position) or not 0 <= position <= 10 * MAX_ROWS:
         raise Refused("field", name=ident, field="position", got=_shown(position))
@@ -202,7 +220,7 @@ def entry(out: Path, raw: Any, lab: Lab) -> Entry:
     for ext in ("txt", "json"):
         name = "%s.%s" % (ident, ext)
         try:
-            data = read_bytes(out / "feedback", name, MAX_FEEDBACK)
+            data = read_bytes(out, "feedback/" + name, MAX_FEEDBACK)
         except FileNotFoundError:
             continue
         if ext == "json" and depth(data, FEEDBACK_DEPTH) > FEEDBACK_DEPTH:
@@ -216,8 +234,9 @@ def entry(out: Path, raw: Any, lab: Lab) -> Entry:
 
 
 def _row(data: Any, lab: Lab) -> Row:
-    if not isinstance(data, dict) or set(data) != ROW_FIELDS:
-        raise Refused("fields", fields=", ".join(sorted(ROW_FIELDS)))
+    if not isinstance(data, dict) or not ROW_FIELDS <= set(data) <= ROW_FIELDS | ROW_OPTIONAL:
+        raise Refused("fields", fields=", ".join(sorted(ROW_FIELDS | ROW_OPTIONAL)))
+    data = {"detail": "", "failing": [], "follows": {}, "who": {}, **data}
     if data["status"] not in STATUSES:
         raise Refused("field", name=data["id"], field="status", got=_shown(data["status"]))
     for key in ("total", "max", "seconds"):
@@ -249,6 +268,15 @@ def _row(data: Any, lab: Lab) -> Row:
         )
     ):
         raise Refused("field", name=data["id"], field="follows", got=_shown(follows))
+    who = data["who"]
+    if not (
+        isinstance(who, dict)
+        and len(who) <= MAX_WHO
+        and all(
+            isinstance(v, str) and len(k) <= MAX_NAME and len(v) <= MAX_NAME for k, v in who.items()
+        )
+    ):
+        raise Refused("field", name=data["id"], field="who", got=_shown(who))
     steps = data["steps"]
     if not isinstance(steps, dict):
         raise Refused("field", name=data["id"], field="steps", got=_shown(steps))
@@ -274,6 +302,7 @@ def _row(data: Any, lab: Lab) -> Row:
     values["seconds"] = float(data["seconds"])
     values["failing"] = [list(f) for f in failing]
     values["follows"] = {k: list(v) for k, v in follows.items()}
+    values["who"] = dict(who)
     return Row(**values)
 
 
@@ -339,7 +368,7 @@ def _is_number(value: Any) -> TypeGuard[float]:
     )
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, most: int = 60) -> str:
     """A value of a shard's file in a message: its repr, shortened."""
     text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return text if len(text) <= most else text[: most - 3] + "..."
