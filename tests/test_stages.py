@@ -324,3 +324,18 @@ def test_merge_says_what_failed_in_its_exit_status(
     assert BAD in capsys.readouterr().err
     monkeypatch.undo()
     assert merge.main(argv) == 0
+
+
+def test_a_long_name_in_any_script_is_a_submission_like_any(tmp_path: Path) -> None:
+    # 84 Korean characters are 252 bytes: a legal folder name, but no feedback file
+    # can be named after it (".NAME.json.tmp" is over 255 bytes).
+    root = tmp_path / "class"
+    make_class(root)
+    long = "가" * 84
+    shutil.copytree(root / "amy", root / long)
+    result = run_batch(root, tmp_path / "out", options())
+    assert result.exit_status == 0 and not result.faults
+    [row] = [r for r in result.rows if r.id.startswith("가")]
+    assert row.status == "graded" and row.total == 100
+    for ext in ("txt", "json", "html"):
+        assert (tmp_path / "out" / "feedback" / ("%s.%s" % (row.id, ext))).is_file()

@@ -35,7 +35,7 @@ RECORD_DEPTH = 6  # the record, its rows, an entry, its row, a list in it, a pai
 FEEDBACK_DEPTH = 64  # a check's details hold values of the student's functions
 MAX_TEXT = 1 << 20  # characters of a row's detail
 MAX_LIST = 100_000  # failing checks of one row, and the functions each follows from
-# An id as discovery makes it (submissions._ident and _unique): one name of letters,
+# An id as discovery makes it (submissions.safe_id and _unique): one name of letters,
 # digits and ``.@+-_`` that does not start with ``.`` or ``_``.
 ID = re.compile(r"(?![._])[\w.@+-]{1,120}")
 NO_POINTS = (MISSING, UNREADABLE, REFUSED, *UNSCORED)  # statuses of rows not graded

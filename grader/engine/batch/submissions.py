@@ -138,10 +138,16 @@ def some(names: Sequence[str], shown: int = 5) -> str:
     return ", ".join(names[:shown]) + more
 
 
+ID_BYTES = 150  # an id's UTF-8 bytes: "." + id + ".json.tmp" fits a file name (255)
+
+
 def safe_id(name: str) -> str:
-    """A name that is safe as a file name and as a CSV cell."""
-    ident = re.sub(r"[^\w.@+-]+", "_", name).strip("._")
-    return ident[:100] or "submission"
+    """A name that is safe as a file name and as a CSV cell: at most 100 characters
+    and ``ID_BYTES`` bytes (a name in Korean or Chinese is three bytes a character)."""
+    ident = re.sub(r"[^\w.@+-]+", "_", name).strip("._")[:100]
+    while len(ident.encode("utf-8", "surrogatepass")) > ID_BYTES:
+        ident = ident[:-1]
+    return ident or "submission"
 
 
 def unique_id(ident: str, taken: set[str]) -> str:
