@@ -24,6 +24,7 @@ import pytest
 from bench_notebook import MB, SHAPES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from timelimits import scaled
 
 from grader import grade
 from grader.engine import notebook
@@ -357,8 +358,9 @@ def test_the_time_a_notebook_takes_to_read_counts_against_its_own_cap(
 
     monkeypatch.setattr(submitted, "read", slow_read)
     monkeypatch.setattr(grading, "Sandbox", box)
-    grade(path, seed=1, check_reports=False, only=("shape.values",), max_seconds=20)
-    assert caps and caps[0] <= 20 - 1.5, caps
+    cap = scaled(20.0)
+    grade(path, seed=1, check_reports=False, only=("shape.values",), max_seconds=cap)
+    assert caps and caps[0] <= cap - 1.5, caps
 
 
 def test_the_similarity_pass_reads_a_malformed_notebook_as_unreadable(tmp_path: Path) -> None:
