@@ -23,10 +23,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _path in (ROOT, ROOT / "tests"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
-from grader.engine import similar  # noqa: E402
+from grader.engine import similar, simindex  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 SOURCES = (
@@ -129,13 +130,7 @@ def every_pair(
         for j in range(i + 1, len(masks)):
             n = (a & masks[j]).bit_count()
             if n >= min_shared:
-                m = similar.Match(
-                    prints[i].name,
-                    prints[j].name,
-                    n / len(prints[i].hashes),
-                    n / len(prints[j].hashes),
-                    n,
-                )
+                m = simindex._match(prints[i], prints[j], n)
                 if similar.flagged(m, threshold, min_shared):
                     found.append(m)
     found.sort(key=lambda m: (-m.score, -m.shared, m.a, m.b))
@@ -144,8 +139,14 @@ def every_pair(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sizes", nargs="*", type=int, default=list(SIZES))
+    parser.add_argument("sizes", nargs="*", type=int, default=[])
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--calibrate", action="store_true", help="precision and recall on source modules"
+    )
+    parser.add_argument(
+        "--pass", dest="whole", action="store_true", help="time the whole pass on source modules"
+    )
     parser.add_argument(
         "--every-pair",
         type=int,
@@ -154,11 +155,18 @@ def main() -> None:
         help="also time comparing every pair, up to N modules (default 2000)",
     )
     args = parser.parse_args()
+    if args.calibrate:
+        calibrate(args.sizes or [60, 200, 1000], args.seed)
+        return
+    if args.whole:
+        for n in args.sizes or [1000, 10000]:
+            time_pass(n, args.seed)
+        return
     print(
         "%8s %8s %8s %8s %10s %10s"
         % ("modules", "fp/mod", "flagged", "seconds", "cpu s", "every pair")
     )
-    for n in args.sizes:
+    for n in args.sizes or SIZES:
         prints = fingerprints(make_class(n, args.seed))
         start, cpu = time.perf_counter(), time.process_time()
         pairs = similar.similar_pairs(prints)
@@ -173,6 +181,130 @@ def main() -> None:
             "%8d %8.0f %8d %8.2f %10.2f %10s" % (n, mean, len(pairs), seconds, cpu, old),
             flush=True,
         )
+
+
+# Precision and recall on classes of real source modules, and the time of the whole pass.
+
+
+def calibration_class(
+    n: int, seed: int = 1
+) -> tuple[list[tuple[str, str]], set[frozenset[str]], set[str]]:
+    """``n`` modules (name, source): honest students, and copies of some of them
+    disguised in every way of ``simcorpus``; with the pairs that are copies and the
+    modules that hold several classmates' code."""
+    import simcorpus
+
+    rng = random.Random(seed)
+    p = simcorpus.pool()
+    out: list[tuple[str, str]] = []
+    copies: set[frozenset[str]] = set()
+    collectors: set[str] = set()
+
+    def honest() -> tuple[str, str]:
+        name = "s%05d" % len(out)
+        out.append((name, simcorpus.honest_module(p, rng)))
+        return out[-1]
+
+    for kind, disguise in simcorpus.DISGUISES.items():
+        for k in range(2):
+            victim = honest()
+            name = "copy-%s-%d" % (kind.replace(" ", "-"), k)
+            out.append((name, disguise(victim[1], k)))
+            copies.add(frozenset((name, victim[0])))
+    for k, path in enumerate(p for p in simcorpus.SOLUTIONS if "class " in p.read_text()):
+        if k >= 3:
+            break
+        name = "class-%s" % path.stem
+        out.append((name, path.read_text(encoding="utf-8")))
+        out.append((name + "-renamed", simcorpus.renamed(path.read_text(encoding="utf-8"), k)))
+        copies.add(frozenset((name, name + "-renamed")))
+    for k in range(2):
+        victim, own = honest(), honest()
+        out.pop()  # the copier hands in the copy, not their own module
+        name = "copy-5-functions-%d" % k
+        out.append((name, simcorpus.some_functions(victim[1], own[1], 5, k)))
+        copies.add(frozenset((name, victim[0])))
+    sources = [honest() for _ in range(3)]
+    out.append(("mosaic", simcorpus.mosaic([s for _, s in sources])))
+    copies |= {frozenset(("mosaic", s)) for s, _ in sources}
+    collectors.add("mosaic")
+    while len(out) < n:
+        honest()
+    return out, copies, collectors
+
+
+def write_class(modules: list[tuple[str, str]], folder: Path) -> list[tuple[str, Path]]:
+    folder.mkdir(parents=True, exist_ok=True)
+    found = []
+    for name, source in modules:
+        path = folder / ("%s.py" % name)
+        path.write_text(source, encoding="utf-8")
+        found.append((name, path))
+    return found
+
+
+def calibrate(sizes: list[int], seed: int) -> None:
+    import tempfile
+
+    stub = ROOT / "exercises" / "embed.py"
+    print(
+        "%8s %8s %8s %8s %10s %8s %8s %10s"
+        % ("modules", "copies", "found", "flagged", "honest", "precision", "recall", "collector")
+    )
+    for n in sizes:
+        modules, copies, collectors = calibration_class(n, seed)
+        with tempfile.TemporaryDirectory() as tmp:
+            found = similar.class_similarity(
+                write_class(modules, Path(tmp)), solutions={}, stub=stub
+            )
+        flagged = {frozenset((p["a"], p["b"])) for p in found["pairs"]}
+        hits = flagged & copies
+        named = {c["id"] for c in found["collectors"]}
+        print(
+            "%8d %8d %8d %8d %10d %8.3f %8.3f %10s"
+            % (
+                len(modules),
+                len(copies),
+                len(hits),
+                len(flagged),
+                len(flagged - copies),
+                len(hits) / len(flagged) if flagged else 1.0,
+                len(hits) / len(copies),
+                "yes" if collectors <= named and not named - collectors else "%s" % sorted(named),
+            ),
+            flush=True,
+        )
+        for pair in sorted(copies - flagged, key=sorted):
+            print("  missed:", " ".join(sorted(pair)))
+        for p in found["pairs"]:
+            if frozenset((p["a"], p["b"])) not in copies:
+                print(
+                    "  honest pair flagged: %s %s %.2f/%.2f by %s %s"
+                    % (p["a"], p["b"], p["a_in_b"], p["b_in_a"], p["by"], p["a_functions_in_b"][:6])
+                )
+
+
+def time_pass(n: int, seed: int) -> None:
+    """The CPU seconds of the whole pass (reading, tokenising, pairs) on ``n`` modules
+    of real size, written to files first."""
+    import tempfile
+
+    import simcorpus
+
+    rng = random.Random(seed)
+    p = simcorpus.pool()
+    stub = ROOT / "exercises" / "embed.py"
+    with tempfile.TemporaryDirectory() as tmp:
+        modules = [("s%05d" % i, simcorpus.honest_module(p, rng)) for i in range(n)]
+        size = sum(len(s) for _, s in modules) / n
+        paths = write_class(modules, Path(tmp))
+        start, cpu = time.perf_counter(), time.process_time()
+        found = similar.class_similarity(paths, solutions={}, stub=stub)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    print(
+        "%8d modules of %.0f bytes on average: %.2f s CPU (%.2f s wall), %d pairs flagged"
+        % (n, size, cpu, seconds, found["pairs_flagged"])
+    )
 
 
 if __name__ == "__main__":

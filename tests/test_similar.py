@@ -341,3 +341,153 @@ def test_a_big_class_loses_only_pairs_that_share_what_many_hold(
     assert len(same) >= 16
     pairs = {(m.a, m.b) for m in found}
     assert all((a, b) in pairs for a, b in itertools.combinations(same, 2))
+
+
+def load_corpus() -> Any:
+    sys.path.insert(0, str(ROOT / "tests"))
+    import simcorpus
+
+    return simcorpus
+
+
+def test_a_class_based_module_renamed_through_and_through_is_flagged() -> None:
+    corpus = load_corpus()
+    original = (ROOT / "tests" / "corpus" / "right" / "class_based.py").read_text(encoding="utf-8")
+    copy = corpus.renamed(original)
+    assert "self.rows" in original and ".rows" not in copy  # attributes renamed too
+    assert "def ranked" in original and "ranked" not in copy  # and methods
+    match = similar.compare(similar.fingerprint("a", original), similar.fingerprint("b", copy))
+    assert match.score > 0.95  # the names after a dot hid most of it (0.61)
+    assert similar.flagged(match)
+
+
+def test_statements_that_do_nothing_hide_nothing() -> None:
+    corpus = load_corpus()
+    original = RIGHT[3].read_text(encoding="utf-8")
+    junk = corpus.with_junk(original)
+    plain = ast.unparse(ast.parse(original))
+    assert len(junk.splitlines()) > len(plain.splitlines()) + 15
+    assert similar.normalized_tokens(junk) == similar.normalized_tokens(
+        ast.unparse(ast.parse(original))
+    )
+    # A statement that does something is kept.
+    assert similar.normalized_tokens("x = f()\n") != similar.normalized_tokens("")
+    assert similar.normalized_tokens("print(x)\n") != similar.normalized_tokens("x\n")
+
+
+def test_library_names_after_a_dot_stay_and_the_modules_own_do_not() -> None:
+    a = "import math\nclass T:\n    def grow(self, v):\n        self.rows = math.sqrt(v)\n"
+    b = "import math\nclass Q:\n    def widen(me, w):\n        me.cells = math.sqrt(w)\n"
+    c = "import math\nclass Q:\n    def widen(me, w):\n        me.cells = math.hypot(w)\n"
+    assert similar.normalized_tokens(a) == similar.normalized_tokens(b)
+    assert similar.normalized_tokens(b) != similar.normalized_tokens(c)
+
+
+def test_a_copy_of_some_functions_is_flagged_by_its_functions() -> None:
+    corpus = load_corpus()
+    victim = (ROOT / "embed.py").read_text(encoding="utf-8")
+    own = RIGHT[6].read_text(encoding="utf-8")
+    copy = corpus.some_functions(victim, own, 5)
+    a, b = similar.fingerprint("copier", copy), similar.fingerprint("victim", victim)
+    m = similar.compare(a, b)
+    assert m.score < similar.THRESHOLD  # the whole module is mostly the copier's own
+    assert len(m.functions_a) >= 3 and "row_times_matrix" in m.functions_a
+    honest = similar.fingerprint("honest", RIGHT[7].read_text(encoding="utf-8"))
+    found = similar.similar_pairs([a, b, honest])
+    assert [(x.a, x.b, x.by) for x in found] == [("copier", "victim", "functions")]
+
+
+def test_which_way_and_the_module_that_holds_three_classmates_code() -> None:
+    corpus = load_corpus()
+    sources = [p.read_text(encoding="utf-8") for p in RIGHT[:3]]
+    prints = [similar.fingerprint("src%d" % i, s) for i, s in enumerate(sources)]
+    prints.append(similar.fingerprint("mosaic", corpus.mosaic(sources)))
+    found = similar.similar_pairs(prints)
+    assert {frozenset((m.a, m.b)) for m in found} == {
+        frozenset(("mosaic", "src%d" % i)) for i in range(3)
+    }
+    for m in found:
+        holds = m.b_in_a if m.a == "mosaic" else m.a_in_b  # the share of the source in the mosaic
+        assert holds > 0.9 and m.holder == "mosaic"
+    collectors = simindex.collectors(prints, found)
+    assert [c.name for c in collectors] == ["mosaic"]
+    assert collectors[0].sources == ("src0", "src1", "src2")
+    # A module given to three classmates is not a collector: they are alike too.
+    copies = [similar.fingerprint("c%d" % i, renamed_copy(sources[0])) for i in range(3)]
+    given = [similar.fingerprint("giver", sources[0])] + copies
+    assert simindex.collectors(given, similar.similar_pairs(given)) == []
+
+
+def test_every_flagged_pair_is_listed_with_a_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(similar, "MAX_PAIRS", 2)
+    source = RIGHT[0].read_text(encoding="utf-8")
+    hostile = source + '\nNOTE = "</pre><script>alert(1)</script>\u202e"\n'
+    names = ["a", "b", "c", "<img src=x onerror=alert(1)>"]
+    paths = []
+    for k, name in enumerate(names):
+        path = tmp_path / ("m%d.py" % k)
+        path.write_text(hostile if k == 3 else source, encoding="utf-8")
+        paths.append((name, path))
+    out = tmp_path / "out"
+    out.mkdir()
+    summary = similar.class_similarity(paths, solutions={}, out=out)
+    listed = json.loads((out / similar.PAIRS_FILE).read_text(encoding="utf-8"))
+    assert summary["pairs_flagged"] == listed["pairs_flagged"] == 6
+    assert len(listed["pairs"]) == 6 and len(summary["pairs"]) == 2
+    assert summary["pairs_file"] == similar.PAIRS_FILE
+    for pair in listed["pairs"]:
+        page = (out / pair["page"]).read_text(encoding="utf-8")
+        assert "<script" not in page and "<img" not in page
+        assert "default-src 'none'" in page
+        assert 'class="p0"' in page  # a shared passage is highlighted
+    hostile_pages = [
+        (out / p["page"]).read_text(encoding="utf-8")
+        for p in listed["pairs"]
+        if names[3] in (p["a"], p["b"])
+    ]
+    assert all("&lt;script&gt;" in page and "\\u202e" in page for page in hostile_pages)
+
+
+def test_one_module_that_breaks_the_tokens_does_not_stop_the_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = similar.refers_to_grader
+
+    def refers(source: str) -> str:
+        if "BREAKS" in source:
+            raise RecursionError("too deep")
+        return real(source)
+
+    monkeypatch.setattr(similar, "refers_to_grader", refers)
+    for name, text in [
+        ("a", RIGHT[0].read_text()),
+        ("b", RIGHT[0].read_text()),
+        ("bad", "BREAKS = 1\n"),
+    ]:
+        (tmp_path / ("%s.py" % name)).write_text(text, encoding="utf-8")
+    found = similar.class_similarity(
+        [(p.stem, p) for p in sorted(tmp_path.glob("*.py"))], solutions={}
+    )
+    assert found["compared"] == 2 and [(p["a"], p["b"]) for p in found["pairs"]] == [("a", "b")]
+    assert [u["id"] for u in found["unread"]] == ["bad"] and "RecursionError" in found["unread"][0][
+        "why"
+    ]
+
+
+def test_a_huge_module_is_read_only_in_part() -> None:
+    from grader.engine import simtokens
+
+    found = simtokens.normalize("x = (" * 300_000)
+    assert found.truncated and len(found.tokens) <= simtokens.MAX_TOKENS + 10
+
+
+def test_honest_students_stay_unflagged_and_every_copy_is_found() -> None:
+    bench = load_bench()
+    modules, copies, collectors = bench.calibration_class(60, 1)
+    prints = [similar.fingerprint(name, source) for name, source in modules]
+    found = {frozenset((m.a, m.b)) for m in similar.similar_pairs(prints)}
+    assert copies <= found
+    honest = {n for n, _ in modules if n.startswith("s")} - {n for c in copies for n in c}
+    assert not [pair for pair in found if pair <= honest]

@@ -8,8 +8,9 @@ flagged when
   fingerprints shared, or
 - **functions**: at least ``MIN_FUNCTIONS`` functions of one (each of at least
   ``FUNCTION_MIN`` fingerprints) are found in the other, each to ``FUNCTION_SHARE`` or
-  more, with at least ``MIN_SHARED`` fingerprints between them; a partial copy is
-  then named by its functions.
+  more, holding at least ``FUNCTION_TOTAL`` fingerprints between them, through
+  fingerprints few modules of the class hold; a partial copy is then named by its
+  functions.
 
 A module flagged with several classmates who are not flagged with each other, and
 holding more of their code together than any one of them holds of it, is a
@@ -29,7 +30,8 @@ THRESHOLD = 0.6
 MIN_SHARED = 25
 FUNCTION_MIN = 8
 FUNCTION_SHARE = 0.8
-MIN_FUNCTIONS = 4
+MIN_FUNCTIONS = 3
+FUNCTION_TOTAL = 80
 # A fingerprint more than this share of the class holds (and more than this many
 # modules) finds no pair; see similar_pairs.
 COMMON_SHARE = 0.02
@@ -68,6 +70,7 @@ class Match:
     shared: int
     functions_a: tuple[str, ...] = ()
     functions_b: tuple[str, ...] = ()
+    in_functions: int = 0  # the fingerprints of the larger side's functions found
 
     @property
     def score(self) -> float:
@@ -103,33 +106,45 @@ class Match:
         }
 
 
-def found_functions(a: Fingerprint, b_hashes: frozenset[int]) -> tuple[str, ...]:
-    """The functions of ``a`` (big enough to tell) that ``b`` holds nearly whole."""
+def found_functions(a: Fingerprint, b_hashes: frozenset[int]) -> tuple[tuple[str, ...], int]:
+    """The functions of ``a`` (big enough to tell) that ``b`` holds nearly whole, and
+    how many fingerprints they hold."""
     out = []
+    total = 0
     for name, hashes in a.units:
         if name and len(hashes) >= FUNCTION_MIN:
             if len(hashes & b_hashes) >= FUNCTION_SHARE * len(hashes):
                 out.append(name)
-    return tuple(out)
+                total += len(hashes)
+    return tuple(out), total
 
 
 def compare(a: Fingerprint, b: Fingerprint) -> Match:
     shared = len(a.hashes & b.hashes)
+    return _match(a, b, shared)
+
+
+def _match(a: Fingerprint, b: Fingerprint, shared: int) -> Match:
+    in_b, size_a = found_functions(a, b.hashes)
+    in_a, size_b = found_functions(b, a.hashes)
     return Match(
         a.name,
         b.name,
         shared / len(a.hashes) if a.hashes else 0.0,
         shared / len(b.hashes) if b.hashes else 0.0,
         shared,
-        found_functions(a, b.hashes),
-        found_functions(b, a.hashes),
+        in_b,
+        in_a,
+        max(
+            size_a if len(in_b) >= MIN_FUNCTIONS else 0, size_b if len(in_a) >= MIN_FUNCTIONS else 0
+        ),
     )
 
 
 def flagged(m: Match, threshold: float = THRESHOLD, min_shared: int = MIN_SHARED) -> bool:
     if m.shared < min_shared:
         return False
-    return m.score >= threshold or max(len(m.functions_a), len(m.functions_b)) >= MIN_FUNCTIONS
+    return m.score >= threshold or m.in_functions >= FUNCTION_TOTAL
 
 
 def similar_pairs(
@@ -207,25 +222,13 @@ def similar_pairs(
             if n < min_shared:
                 continue
             if max(n / sizes[i], n / sizes[j]) >= threshold or by_units:
-                a, b = prints[i], prints[j]
-                m = Match(a.name, b.name, n / sizes[i], n / sizes[j], n)
-                if by_units or m.score >= threshold:
-                    m = Match(
-                        m.a,
-                        m.b,
-                        m.a_in_b,
-                        m.b_in_a,
-                        n,
-                        found_functions(a, b.hashes),
-                        found_functions(b, a.hashes),
-                    )
-                if m.score >= threshold or flagged(m, threshold, min_shared):
+                m = _match(prints[i], prints[j], n)
+                if flagged(m, threshold, min_shared):
                     found.append(m)
     for group in identical:
         for i, j in itertools.combinations(group, 2):
             a, b = prints[i], prints[j]
-            names = tuple(n for n, u in a.units if n and len(u) >= FUNCTION_MIN)
-            found.append(Match(a.name, b.name, 1.0, 1.0, sizes[i], names, names))
+            found.append(_match(a, b, sizes[i]))
     found.sort(key=lambda m: (-m.score, -m.shared, m.a, m.b))
     return found
 
