@@ -254,12 +254,13 @@ def module_path(path: str, module_file: str, lang: str) -> str:
     when a file not named like a module is graded as one, and a ``UsageError`` that
     says what a ``.zip`` is."""
     from grader.engine.batch import archives
-    from grader.engine.batch.finding import choose
-    from grader.engine.batch.handins import walk
-    from grader.engine.batch.submissions import notebook_name, some
 
     given = Path(path)
     if given.is_dir():
+        from grader.engine.batch.finding import choose
+        from grader.engine.batch.handins import walk
+        from grader.engine.batch.submissions import notebook_name, some
+
         names = [i.name for i in walk(given) if not i.link]
         choice = choose(names, module_file, notebook_name(module_file))
         if choice.name is None:

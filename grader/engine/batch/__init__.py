@@ -40,28 +40,32 @@ now, this lab's constants from ``grader.labs.embed.contract``.
 
 from __future__ import annotations
 
-from grader.engine.batch.cache import CACHE_FILE, Cache, grader_fingerprint
-from grader.engine.batch.command import main, parser
-from grader.engine.batch.job import Graded, Job, grade_one
-from grader.engine.batch.rows import (
-    GRADED,
-    GRADER_ERROR,
-    STATUSES,
-    BatchOptions,
-    Row,
-    status_of,
-    write_atomic,
-    write_gradebook,
-)
-from grader.engine.batch.run import BatchResult, Tampered, run_batch
-from grader.engine.batch.submissions import (
-    Submission,
-    discover,
-    find_module,
-    student_seed,
-    watched_files,
-)
-from grader.engine.batch.summary import summarize, summary_text
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from grader.engine.batch.cache import CACHE_FILE, Cache, grader_fingerprint
+    from grader.engine.batch.command import main, parser
+    from grader.engine.batch.job import Graded, Job, grade_one
+    from grader.engine.batch.rows import (
+        GRADED,
+        GRADER_ERROR,
+        STATUSES,
+        BatchOptions,
+        Row,
+        status_of,
+        write_atomic,
+        write_gradebook,
+    )
+    from grader.engine.batch.run import BatchResult, Tampered, run_batch
+    from grader.engine.batch.submissions import (
+        Submission,
+        discover,
+        find_module,
+        student_seed,
+        watched_files,
+    )
+    from grader.engine.batch.summary import summarize, summary_text
 
 __all__ = [
     "CACHE_FILE",
@@ -91,3 +95,45 @@ __all__ = [
     "write_atomic",
     "write_gradebook",
 ]
+
+# Where each name above lives.  A grading from the command line imports one of these
+# modules (``finding``, say) without the rest: the package loads a module only when
+# one of its names is asked for.
+_HOMES = {
+    "CACHE_FILE": "cache",
+    "Cache": "cache",
+    "grader_fingerprint": "cache",
+    "main": "command",
+    "parser": "command",
+    "Graded": "job",
+    "Job": "job",
+    "grade_one": "job",
+    "GRADED": "rows",
+    "GRADER_ERROR": "rows",
+    "STATUSES": "rows",
+    "BatchOptions": "rows",
+    "Row": "rows",
+    "status_of": "rows",
+    "write_atomic": "rows",
+    "write_gradebook": "rows",
+    "BatchResult": "run",
+    "Tampered": "run",
+    "run_batch": "run",
+    "Submission": "submissions",
+    "discover": "submissions",
+    "find_module": "submissions",
+    "student_seed": "submissions",
+    "watched_files": "submissions",
+    "summarize": "summary",
+    "summary_text": "summary",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of ``__all__`` from its module, imported now; a submodule as usual."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    value = getattr(importlib.import_module(__name__ + "." + home), name)
+    globals()[name] = value
+    return value
