@@ -279,3 +279,14 @@ def test_a_wrong_roster_stops_the_batch_before_grading(tmp_path: Path, capsys: A
     roster.write_text("Student,ID,SIS User ID,SIS Login ID,Section,Quiz (1)\n", encoding="utf-8")
     code = command.main([str(root), "--out", str(tmp_path / "out"), "--roster", str(roster)])
     assert code == 2 and "--assignment" in capsys.readouterr().err
+
+
+def test_gradescopes_own_metadata_is_the_roster_by_default(tmp_path: Path, capsys: Any) -> None:
+    root = tmp_path / "assignment_1_export"
+    put(root / "submission_900000002" / "embed.py", WRONG)
+    (root / "submission_metadata.yml").write_text(METADATA, encoding="utf-8")
+    out = tmp_path / "out"
+    code = command.main([str(root), "--out", str(out), "--jobs", "1", "--pool", "thread"])
+    assert code == 0 and "submission_metadata.yml" in capsys.readouterr().err
+    by_sid = {line[1]: line for line in table(out / FILES["gradescope"])[1:]}
+    assert by_sid["200"][4] == by_sid["201"][4] != "" and by_sid["100"][4] == "0"

@@ -18,6 +18,7 @@ from typing import Any
 from grader.engine import layout
 from grader.engine.batch import rosterfill
 from grader.engine.batch.cache import CACHE_FILE, Cache
+from grader.engine.batch.roster import GRADESCOPE_METADATA
 from grader.engine.batch.rows import GRADED, GRADER_ERROR, BatchOptions, Row, num
 from grader.engine.batch.run import BatchResult, Tampered, run_batch
 from grader.engine.batch.submissions import os_error
@@ -133,6 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         lab = find(args.lab)
     except LabError as exc:
         return _fail(text("cli.no_lab", lang, lab=args.lab or DEFAULT_LAB, problem=str(exc)))
+    roster = args.roster
+    metadata = Path(args.submissions) / GRADESCOPE_METADATA
+    if roster is None and metadata.is_file() and not metadata.is_symlink():
+        roster = str(metadata)  # Gradescope's export names its submitters beside them
+        print(text("batch.roster_found", lang, path=metadata), file=sys.stderr)
     per_student = args.seed_per_student
     seed = args.seed
     if seed is None:
@@ -152,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_seconds=args.max_seconds,
         lab=lab.spec,
         shard=shard,
-        roster=args.roster,
+        roster=roster,
         assignment=args.assignment,
         absent=args.absent,
     )

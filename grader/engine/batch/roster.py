@@ -33,6 +33,7 @@ from pathlib import Path
 from grader.engine import safefs
 from grader.engine.batch import identity
 
+GRADESCOPE_METADATA = "submission_metadata.yml"  # beside the folders of an export
 MAX_ROSTER = 16 * 1024 * 1024
 MAX_ROWS = 100_000
 MAX_COLUMNS = 2_000
