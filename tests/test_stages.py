@@ -24,6 +24,7 @@ from grader.engine.batch import (
     classout,
     lms,
     merge,
+    rosterfill,
     run,
     run_batch,
 )
@@ -146,6 +147,7 @@ STAGES: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "page": lambda mp: mp.setattr(
         classpage, "write_pages", raising_for(BAD, classpage.write_pages, rows_at=1)
     ),
+    "roster": lambda mp: mp.setattr(rosterfill, "problems", raising_for(BAD, rosterfill.problems)),
 }
 
 

@@ -133,16 +133,24 @@ def write_class(
         texts = _gradebooks(steps, current, lab)
         if steps.changed:
             continue
+        filled: dict[Path, str] = {}
+        identities = steps.run(faults.ROSTER, current, _id, _roster(out, opts, filled))
+        if identities is None:
+            filled.clear()  # what an attempt on part of the class left
+        if steps.changed:
+            continue
         page: dict[Path, str] = {}
         if steps.run(faults.PAGE, current, _id, _pages(out, summary, opts.lang, page)) is None:
-            page.clear()  # what an attempt on part of the class left
+            page.clear()
         if not steps.changed:
             break
     found = steps.all()
     summary["faults"] = [f.to_dict() for f in found]
     for name, data in texts.items():
         write_atomic(out / name, data)
-    summary["identities"] = rosterfill.write_platform(out, current, opts, write_atomic)
+    for path, data in filled.items():
+        write_atomic(path, data)
+    summary["identities"] = identities or {}
     write_atomic(out / "summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     write_atomic(out / "summary.txt", summary_text(summary, opts.lang))
     for path, data in page.items():
@@ -166,6 +174,19 @@ def _gradebooks(steps: _Steps, rows: list[Row], lab: Lab) -> dict[str, str]:
         if got is not None:
             texts[name] = got
     return texts
+
+
+def _roster(
+    out: Path, opts: BatchOptions, kept: dict[Path, str]
+) -> Callable[[Sequence[Row]], dict[str, list[str]]]:
+    """The roster filled with some rows (``--roster``), kept in ``kept``, and what needs a
+    look before the import."""
+
+    def attempt(rows: Sequence[Row]) -> dict[str, list[str]]:
+        kept.clear()
+        return rosterfill.write_platform(out, rows, opts, kept.__setitem__)
+
+    return attempt
 
 
 def _pages(

@@ -34,9 +34,22 @@ GRADEBOOK = "gradebook"
 CANVAS = "canvas"
 MOODLE = "moodle"
 PAGE = "page"
+ROSTER = "roster"
 RECORD = "record"
 MERGE = "merge"
-STAGES = (GRADING, FEEDBACK, SIMILARITY, SUMMARY, GRADEBOOK, CANVAS, MOODLE, PAGE, RECORD, MERGE)
+STAGES = (
+    GRADING,
+    FEEDBACK,
+    SIMILARITY,
+    SUMMARY,
+    GRADEBOOK,
+    CANVAS,
+    MOODLE,
+    ROSTER,
+    PAGE,
+    RECORD,
+    MERGE,
+)
 MAX_ERROR = 300  # characters of an exception's text kept
 
 
