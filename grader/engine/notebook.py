@@ -51,7 +51,25 @@ from grader.engine.notebook_json import (
 from grader.engine.sandbox.limits import MAX_MODULE
 from grader.engine.wire import Raised
 
-__all__ = ["MAX_CELLS", "MAX_CONTAINERS", "MAX_NOTEBOOK", "NotebookError", "decode", "read"]
+__all__ = [
+    "KIT_KEY",
+    "KIT_ROLES",
+    "MAX_CELLS",
+    "MAX_CONTAINERS",
+    "MAX_NOTEBOOK",
+    "SKIP_MARK",
+    "SUFFIX",
+    "Cell",
+    "Cells",
+    "NotebookError",
+    "counts",
+    "decode",
+    "is_notebook",
+    "load",
+    "module",
+    "notes",
+    "read",
+]
 
 SUFFIX = ".ipynb"
 KIT_KEY = "embed_grader"  # the cell metadata key that marks the exercise's own cells
