@@ -131,3 +131,15 @@ def test_what_binds_a_name_is_read_from_the_lines_that_start_a_statement() -> No
         }
     )
     assert dict(cells.defined_again) == {"VOCAB": (1, 2, 3), "f": (1, 3)}
+
+
+def test_the_stub_notebook_without_its_marks_is_graded_as_with_them(tmp_path: Path) -> None:
+    shipped = json.loads((ROOT / "exercises" / "embed.ipynb").read_text(encoding="utf-8"))
+    (tmp_path / "marked").mkdir()
+    (tmp_path / "bare").mkdir()
+    marked = grade(write(shipped, tmp_path / "marked"), seed=2, upto=3, check_reports=False)
+    bare = grade(write(stripped(shipped), tmp_path / "bare"), seed=2, upto=3, check_reports=False)
+    assert [(c.id, c.status, c.points) for c in bare.checks] == [
+        (c.id, c.status, c.points) for c in marked.checks
+    ]
+    assert not bare.passed and "not started" in render_text(bare, "en")
