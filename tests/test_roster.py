@@ -290,3 +290,31 @@ def test_gradescopes_own_metadata_is_the_roster_by_default(tmp_path: Path, capsy
     assert code == 0 and "submission_metadata.yml" in capsys.readouterr().err
     by_sid = {line[1]: line for line in table(out / FILES["gradescope"])[1:]}
     assert by_sid["200"][4] == by_sid["201"][4] != "" and by_sid["100"][4] == "0"
+
+
+def test_merge_fills_the_roster_from_the_shards(tmp_path: Path, capsys: Any) -> None:
+    """Shards graded apart, merged with the roster: every student on one line, once."""
+    from grader.engine.cli import main
+
+    root = tmp_path / "class"
+    put(root / "smithjohn_101_9001_embed.py")
+    with_reports(root, "smithjohn_101_900{0}2_")
+    put(root / "leeann_late_102_9004_embed.py", WRONG)
+    put(root / "mallory_555_9007_embed.py")
+    roster = tmp_path / "export.csv"
+    roster.write_bytes(CANVAS_EXPORT.encode("utf-8"))
+    outs = []
+    for k in (1, 2):
+        out = tmp_path / ("shard%d" % k)
+        argv = ["batch", str(root), "--out", str(out), "--shard", "%d/2" % k, "--seed", "9"]
+        assert main([*argv, "--jobs", "1", "--pool", "thread", "--roster", str(roster)]) in (0, 1)
+        outs.append(str(out))
+    dest = tmp_path / "merged"
+    code = main(["merge", *outs, "--out", str(dest), "--roster", str(roster)])
+    assert code == 1  # mallory_555 matches no student of the roster
+    assert "mallory_555" in (dest / "summary.txt").read_text("utf-8")
+    lines = table(dest / FILES["canvas"])
+    column = lines[0].index("Embedding lab (4242)")
+    by_id = {line[1]: line[column] for line in lines[2:]}
+    assert sorted(by_id) == ["101", "102", "103", "999"]
+    assert by_id["101"] == "50" and 0 < float(by_id["102"]) < 50 and by_id["103"] == "0"
