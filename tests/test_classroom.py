@@ -176,8 +176,11 @@ def run_grade_step(
     """The grade step's script, as the runner would run it, with this grader."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(parents=True, exist_ok=True)
-    (bin_dir / "python").unlink(missing_ok=True)
-    (bin_dir / "python").symlink_to(sys.executable)
+    # The runner's python holds the grader: this one, wherever it is started from.
+    python = bin_dir / "python"
+    python.unlink(missing_ok=True)
+    python.write_text('#!/bin/sh\nexec "%s" "$@"\n' % sys.executable)
+    python.chmod(0o755)
     if installed:
         grader = bin_dir / "embed-grader"
         grader.write_text('#!/bin/sh\nexec "%s" -m grader "$@"\n' % sys.executable)

@@ -453,8 +453,13 @@ def _wheel_name(filename: str) -> str:
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
-def test_the_bundle_ships_every_wheel_setup_needs_and_setup_asks_no_index(tmp_path: Path) -> None:
+def test_the_bundle_ships_every_wheel_setup_needs_and_setup_asks_no_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bundler = load_bundler()
+    # Without a reachable package index, pip gives up soon and the test is skipped.
+    monkeypatch.setenv("PIP_RETRIES", "1")
+    monkeypatch.setenv("PIP_TIMEOUT", "30")
     try:
         bundle = bundler.build(ROOT, tmp_path / "dist")
     except subprocess.CalledProcessError:
