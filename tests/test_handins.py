@@ -223,3 +223,21 @@ def test_a_broken_archive_is_the_students_row(tmp_path: Path) -> None:
     put(root / "bad.zip", "not a zip at all")
     sub = by_id(root)["bad"]
     assert sub.problem == "missing" and "damaged or not a zip" in sub.detail  # type: ignore[attr-defined]
+
+
+def test_a_cached_row_keeps_whose_it_is(tmp_path: Path) -> None:
+    """A rerun with a roster after one without: the row of a student whom two hand-ins
+    now claim is not the cached one that named them."""
+    from grader.engine.batch import BatchOptions, run_batch
+
+    root = tmp_path / "class"
+    put(root / "smithjohn_101_9001_embed.py")
+    opts = BatchOptions(seed=3, jobs=1, pool="thread")
+    first = run_batch(root, tmp_path / "out", opts)
+    assert first.rows[0].who["key"] == "101"
+    put(root / "mallory_101_9002_embed.py")
+    again = run_batch(root, tmp_path / "out", opts)
+    assert {r.id: r.who.get("problem") for r in again.rows} == {
+        "mallory_101": "claimed",
+        "smithjohn_101": "claimed",
+    }

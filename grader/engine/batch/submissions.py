@@ -171,7 +171,8 @@ def files_hash(sub: Submission) -> str:
     h = hashlib.sha256()
     assert sub.module is not None
     h.update(b"module\0" + _read(sub.module) + b"\0")
-    # What the feedback says of the other files is part of it.
+    # What the feedback says of the other files is part of it (a claim on the student's
+    # identity among them: a cached row is never of another identity).
     h.update("\0".join(sub.notes).encode("utf-8", "surrogatepass") + b"\0")
     if sub.report_dir is not None:
         for name in sub.report_files:
