@@ -453,14 +453,14 @@ def test_every_flagged_pair_is_listed_with_a_page(
 def test_one_module_that_breaks_the_tokens_does_not_stop_the_pass(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = similar.refers_to_grader
+    real = similar._read_submission
 
-    def refers(source: str) -> str:
-        if "BREAKS" in source:
+    def read(path: Path) -> str | None:
+        if path.stem == "bad":
             raise RecursionError("too deep")
-        return real(source)
+        return real(path)
 
-    monkeypatch.setattr(similar, "refers_to_grader", refers)
+    monkeypatch.setattr(similar, "_read_submission", read)
     for name, text in [
         ("a", RIGHT[0].read_text()),
         ("b", RIGHT[0].read_text()),

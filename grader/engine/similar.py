@@ -91,7 +91,7 @@ def fingerprint(name: str, source: str, base: frozenset[int] = frozenset()) -> F
         name,
         hashes - base,
         len(found.tokens),
-        refers_to_grader(source),
+        found.refers,
         tuple((n, u - base) for n, u in units),
     )
 
@@ -290,7 +290,7 @@ class _Cache:
             pass
         tokens = normalize(source)
         hashes, units = winnow_units(tokens)
-        refers = refers_to_grader(source)
+        refers = tokens.refers
         self.new[key] = {
             "hashes": sorted(hashes),
             "tokens": len(tokens.tokens),

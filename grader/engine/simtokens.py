@@ -14,6 +14,9 @@ constant to a name used nowhere else (``_junk = 1``).  Each token is counted in 
 function (``def``) it is written in, or in the module's own lines: ``units`` lists
 where each one starts, so that a copy of a few functions can be told apart.
 
+The same pass finds what in the source points at the grader's own files (an import
+of ``grader``, a short string naming ``oracle.py`` or ``site-packages``): ``refers``.
+
 Bounded: only the first ``MAX_TOKENS`` tokens are read; the work is linear in them.
 """
 
@@ -67,6 +70,7 @@ class Tokens:
     lines: tuple[int, ...]
     units: tuple[tuple[int, str], ...]
     truncated: bool = False
+    refers: str = ""  # what in the source points at the grader's files ("" when nothing does)
 
 
 def _normal(t: str) -> str:
@@ -94,6 +98,8 @@ def _normal(t: str) -> str:
 
 
 _ASSIGN_HEAD = frozenset("=+-*/%&|^@<>:")
+# The first characters of the tokens that are more than a token of a line.
+_SPECIAL = frozenset("\n'\"([{)]}#\\;")
 
 
 def _logical_lines(raw: list[str]) -> list[tuple[int, int, list[str]]]:
@@ -104,9 +110,12 @@ def _logical_lines(raw: list[str]) -> list[tuple[int, int, list[str]]]:
     indent = depth = 0
     current: list[str] = []
     add = current.append
+    special = _SPECIAL
     for t in raw:
         c = t[0]
-        if c == "\n":
+        if c not in special:
+            add(t)
+        elif c == "\n":
             line += 1
             if depth:
                 continue
@@ -116,7 +125,7 @@ def _logical_lines(raw: list[str]) -> list[tuple[int, int, list[str]]]:
                 add = current.append
             indent = len(t) - 1 if "\t" not in t else len(t[1:].expandtabs(8))
             start = line
-        elif c in _QUOTES or (len(t) > 1 and t[1] in _QUOTES):
+        elif c in _QUOTES:
             add(t)
             if len(t) > 5 and "\n" in t:
                 line += t.count("\n")
@@ -180,24 +189,19 @@ def normalize(source: str) -> Tokens:
     where: list[int] = []
     units: list[tuple[int, str]] = [(0, MODULE_UNIT)]
     levels = [0]
-    scope: list[tuple[int, str, bool]] = []  # (indentation, name, is a function)
+    # (indentation, qualified name, the function its lines are in) of each open block
+    scope: list[tuple[int, str, str]] = []
     unit = MODULE_UNIT
     normal = _NORMAL.get
     for indent, start, toks in lines:
         seg = [normal(t) or _normal(t) for t in toks]
         if "." in seg:
-            j = seg.index(".")
-            last = len(seg) - 1
-            while j < last:
-                if seg[j + 1] == "V":
-                    name = toks[j + 1]
-                    seg[j + 1] = own.get(name, name)
-                j = seg.index(".", j + 1) if "." in seg[j + 1 :] else last
+            _after_dots(seg, toks, own)
         if "S" in seg and seg.count("S") > 1:
             seg = _one_string(seg)
-        if "(" in seg:
+        if "(" in seg and _groups(seg):
             seg = _no_grouping(seg)
-        if "," in seg:
+        if "," in seg and _trailing_comma(seg):
             seg = _no_trailing_commas(seg)
         if _INERT.issuperset(seg) or _does_nothing(seg, toks[0], used):
             continue
@@ -217,19 +221,56 @@ def normalize(source: str) -> Tokens:
             head = seg[1]
         if head == "def" or head == "class":
             at = 2 if toks[0] == "async" else 1
-            scope.append((indent, toks[at] if at < len(toks) else "", head == "def"))
-        if scope or unit:
-            name = _unit_name(scope)
-            if name != unit:
-                unit = name
-                units.append((len(out), unit))
+            name = toks[at] if at < len(toks) else ""
+            qualified = scope[-1][1] + "." + name if scope else name
+            inner = qualified if head == "def" else (scope[-1][2] if scope else MODULE_UNIT)
+            scope.append((indent, qualified, inner))
+        name = scope[-1][2] if scope else MODULE_UNIT
+        if name != unit:
+            unit = name
+            units.append((len(out), unit))
         out += seg
         out.append(";")
         where += [start] * (len(seg) + 1)
     # A unit that holds no token is no unit.
     ends = [u[0] for u in units[1:]] + [len(out)]
     kept = [u for u, e in zip(units, ends) if e > u[0]]
-    return Tokens(tuple(out), tuple(where), tuple(kept), truncated)
+    refers = _refers(source, lines)
+    return Tokens(tuple(out), tuple(where), tuple(kept), truncated, refers)
+
+
+# Parts of a string that point at the grader's own files or modules.
+_GRADER_WORDS = ("grader/", "grader\\", "grader.", "oracle.py", "site-packages", "dist-packages")
+
+
+def _refers(source: str, lines: list[tuple[int, int, list[str]]]) -> str:
+    """What in the source points at the grader: an import of ``grader``, or a short
+    string naming its files ("" when nothing does)."""
+    low = source.lower()
+    if "grader" not in low and "oracle" not in low and "-packages" not in low:
+        return ""
+    for _, _, toks in lines:
+        head = toks[0]
+        if head == "import" or (head == "from" and len(toks) > 1):
+            names = toks[1:]
+            for j, t in enumerate(names):
+                if t == "grader" and (j == 0 or names[j - 1] == ","):
+                    if head == "from":
+                        return "import grader"
+                    dotted = [t]
+                    k = j + 1
+                    while k + 1 < len(names) and names[k] == ".":
+                        dotted.append(names[k + 1])
+                        k += 2
+                    return "import " + ".".join(dotted)
+                if head == "from":
+                    break
+        for t in toks:
+            if len(t) < 300 and (t[0] in _QUOTES or t[-1:] in _QUOTES):
+                text = t.lower()
+                if any(word in text for word in _GRADER_WORDS):
+                    return t
+    return ""
 
 
 def _one_string(seg: list[str]) -> list[str]:
@@ -280,9 +321,47 @@ def _does_nothing(seg: list[str], first: str, used: Counter[str]) -> bool:
     return seg[0][0].isdigit() and all(t in _INERT or t[0].isdigit() for t in seg)
 
 
-def _unit_name(scope: list[tuple[int, str, bool]]) -> str:
-    """The qualified name of the innermost function of ``scope`` ("" outside any)."""
-    for k in range(len(scope) - 1, -1, -1):
-        if scope[k][2]:
-            return ".".join(s[1] for s in scope[: k + 1])
-    return MODULE_UNIT
+def _after_dots(seg: list[str], toks: list[str], own: dict[str, str]) -> None:
+    """Names after a dot stay, but those the module defines (``own``)."""
+    j = -1
+    last = len(seg) - 1
+    index = seg.index
+    try:
+        while True:
+            j = index(".", j + 1)
+            if j < last and seg[j + 1] == "V":
+                name = toks[j + 1]
+                seg[j + 1] = own.get(name, name)
+    except ValueError:
+        return
+
+
+def _groups(seg: list[str]) -> bool:
+    """Whether a parenthesis of the line only groups."""
+    j = -1
+    index = seg.index
+    try:
+        while True:
+            j = index("(", j + 1)
+            prev = seg[j - 1] if j else ""
+            if not (
+                prev == ")"
+                or prev == "]"
+                or ((prev[:1].isalpha() or prev[:1] == "_") and prev not in _KEYWORDS)
+            ):
+                return True
+    except ValueError:
+        return False
+
+
+def _trailing_comma(seg: list[str]) -> bool:
+    j = -1
+    last = len(seg) - 1
+    index = seg.index
+    try:
+        while True:
+            j = index(",", j + 1)
+            if j < last and seg[j + 1] in _CLOSE:
+                return True
+    except ValueError:
+        return False

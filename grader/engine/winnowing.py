@@ -11,7 +11,6 @@ that the functions one module takes from another can be named.  Used by
 
 from __future__ import annotations
 
-import ast
 import zlib
 from array import array
 from collections.abc import Sequence
@@ -23,8 +22,6 @@ W = 8
 # Changes whenever the tokens or the hashes change: cached and shipped fingerprints of
 # another method are not used.
 METHOD = "k=%d w=%d t=3" % (K, W)
-# Parts of a string that point at the grader's own files or modules.
-_GRADER_WORDS = ("grader/", "grader\\", "grader.", "oracle.py", "site-packages", "dist-packages")
 _TOKEN_IDS: dict[str, int] = {}
 
 
@@ -79,24 +76,4 @@ def winnow_units(
 
 def refers_to_grader(source: str) -> str:
     """What in the source points at the grader's files ("" when nothing does)."""
-    low = source.lower()
-    if "grader" not in low and "oracle" not in low and "-packages" not in low:
-        return ""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return ""
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module]
-        for n in names:
-            if n.split(".")[0] == "grader":
-                return "import %s" % n
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            low = node.value.lower()
-            if len(low) < 300 and any(word in low for word in _GRADER_WORDS):
-                return repr(node.value)
-    return ""
+    return normalize(source).refers
