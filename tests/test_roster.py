@@ -318,3 +318,17 @@ def test_merge_fills_the_roster_from_the_shards(tmp_path: Path, capsys: Any) -> 
     by_id = {line[1]: line[column] for line in lines[2:]}
     assert sorted(by_id) == ["101", "102", "103", "999"]
     assert by_id["101"] == "50" and 0 < float(by_id["102"]) < 50 and by_id["103"] == "0"
+
+
+def test_a_roster_given_on_a_rerun_reaches_the_cached_rows(tmp_path: Path) -> None:
+    root = tmp_path / "repos"
+    put(root / "embed-lab-octocat" / "embed.py")
+    with_reports(root / "embed-lab-octocat")
+    out = tmp_path / "out"
+    run_batch(root, out, BatchOptions(**OPTS))
+    roster = tmp_path / "classroom_roster.csv"
+    roster.write_text(CLASSROOM_ROSTER, encoding="utf-8")
+    again = run_batch(root, out, BatchOptions(**OPTS, roster=str(roster)))
+    by_id = {line[0]: line for line in table(out / FILES["classroom"])[1:]}
+    assert by_id["s1001"][4] == "100"
+    assert {r.id: r.who.get("key") for r in again.rows}["embed-lab-octocat"] == "octocat"

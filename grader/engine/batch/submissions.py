@@ -10,6 +10,7 @@ ignored, and so is the output folder.  Nothing is found through a symbolic link.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -171,9 +172,10 @@ def files_hash(sub: Submission) -> str:
     h = hashlib.sha256()
     assert sub.module is not None
     h.update(b"module\0" + _read(sub.module) + b"\0")
-    # What the feedback says of the other files is part of it (a claim on the student's
-    # identity among them: a cached row is never of another identity).
+    # What the feedback says of the other files, and whose the row is, are part of it:
+    # a cached row keeps both (a roster given on a rerun can tell whose it is).
     h.update("\0".join(sub.notes).encode("utf-8", "surrogatepass") + b"\0")
+    h.update(json.dumps(sub.who(), sort_keys=True).encode("utf-8", "surrogatepass") + b"\0")
     if sub.report_dir is not None:
         for name in sub.report_files:
             try:
