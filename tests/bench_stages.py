@@ -4,8 +4,8 @@ Writes the class's outputs (summary, gradebooks, LMS files, class page, students
 pages) for classes of N made-up students (default 1,000 and 3,000; the grading
 itself is not timed) three ways: as usual, with the grader failing on one student's
 page, and with it failing on one student's share of the summary.  A step that fails
-is retried on halves of the class to find that student, so the class is written
-about twice where it was written once.  Prints the seconds of each; asserts nothing
+is retried on halves of the class to find that student, and the class is then
+written again with that student's row a grader error.  Prints the seconds of each; asserts nothing
 about time.
 """
 
