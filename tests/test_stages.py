@@ -341,3 +341,22 @@ def test_a_long_name_in_any_script_is_a_submission_like_any(tmp_path: Path) -> N
     assert row.status == "graded" and row.total == 100
     for ext in ("txt", "json", "html"):
         assert (tmp_path / "out" / "feedback" / ("%s.%s" % (row.id, ext))).is_file()
+
+
+def test_a_fault_in_a_shard_stops_neither_the_shard_nor_the_merge(
+    graded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    STAGES["page"](monkeypatch)
+    outs = []
+    for k in (1, 2):
+        out = tmp_path / ("shard%d" % k)
+        shutil.copytree(graded / "out", out)  # its cache: nothing graded again
+        result = run_batch(graded / "class", out, options(shard=(k, 2)))
+        assert result.exit_status == (2 if BAD in {r.id for r in result.rows} else 0)
+        for name in OUTPUTS:
+            assert (out / name).is_file(), name
+        outs.append(out)
+    monkeypatch.undo()  # the fault was the shard's grader's; the merge's is sound
+    merged = merge.merge(outs, tmp_path / "merged")
+    assert merged.exit_status == 0
+    assert [r.status for r in merged.rows] == ["graded"] * 4
