@@ -491,3 +491,18 @@ def test_honest_students_stay_unflagged_and_every_copy_is_found() -> None:
     assert copies <= found
     honest = {n for n, _ in modules if n.startswith("s")} - {n for c in copies for n in c}
     assert not [pair for pair in found if pair <= honest]
+
+
+def test_a_pair_is_bounded_however_long_its_names() -> None:
+    source = RIGHT[0].read_text(encoding="utf-8")
+    long = "".join(
+        "def %s%d(a, b):\n    total = 0.0\n    for x, y in zip(a, b):\n        total += x * y - %d\n"
+        "    if total > %d:\n        return [total, a, b, %d]\n    return (total, b, a)\n\n"
+        % ("f" * 5000, k, k, k, k)
+        for k in range(80)
+    )
+    a, b = similar.fingerprint("a", source + long), similar.fingerprint("b", source + long)
+    pair = similar.similar_pairs([a, b])[0].to_dict()
+    assert 0 < len(pair["a_functions_in_b"]) <= simindex.MAX_FUNCTION_NAMES
+    assert max(len(n) for n in pair["a_functions_in_b"]) <= 100
+    assert len(json.dumps(pair)) < 20_000

@@ -40,8 +40,10 @@ COMMON_AT_LEAST = 200
 # many modules (or this share of the class).
 FEW_AT_LEAST = 5
 FEW_SHARE = 0.002
-# At most this many names of functions are kept for one side of one pair.
+# At most this many names of functions are kept for one side of one pair, each of at
+# most this many characters.
 MAX_FUNCTION_NAMES = 50
+MAX_NAME = 100
 # A collector holds this much more of its own code in its partners together than in
 # any one of them.
 COLLECTOR_GAIN = 0.15
@@ -101,8 +103,8 @@ class Match:
             "shared": self.shared,
             "by": self.by,
             "holder": self.holder,
-            "a_functions_in_b": list(self.functions_a[:MAX_FUNCTION_NAMES]),
-            "b_functions_in_a": list(self.functions_b[:MAX_FUNCTION_NAMES]),
+            "a_functions_in_b": [n[:MAX_NAME] for n in self.functions_a[:MAX_FUNCTION_NAMES]],
+            "b_functions_in_a": [n[:MAX_NAME] for n in self.functions_b[:MAX_FUNCTION_NAMES]],
         }
 
 
