@@ -16,7 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # A grading of the reference from the command line, in a fresh interpreter, that
-# notes which modules are loaded when the child is spawned and when the grading ends.
+# notes which modules are loaded when the child is spawned, when the run message is
+# about to go out (the grading thread waits for it before loading the report's
+# checks) and when the grading ends.
 SCRIPT = """
 import json, sys
 from grader.engine import cli
@@ -28,6 +30,11 @@ def noted(self, *args, **kwargs):
     seen.setdefault("spawn", sorted(sys.modules))
     return spawn(self, *args, **kwargs)
 box.Sandbox.spawn = noted
+run = box.Sandbox.run
+def running(self, *args, **kwargs):
+    seen.setdefault("run", sorted(sys.modules))
+    return run(self, *args, **kwargs)
+box.Sandbox.run = running
 sys.stdout = open("/dev/null", "w")
 code = cli.main([%r, "--seed", "1", "--sandbox", "process", "--report-dir", %r])
 seen["end"] = sorted(sys.modules)
@@ -50,8 +57,12 @@ NEVER = (
     "jsonschema",
     "rich",
 )
-# Loaded once the child has been started, and only then.
-LATER = ("markdown_it", "grader.labs.embed.reports.checking")
+# Loaded once the child has its calls, and only then.
+LATER = (
+    "markdown_it",
+    "grader.labs.embed.reports.checking",
+    "grader.labs.embed.reports.findings",
+)
 
 
 def _grading() -> dict[str, object]:
@@ -64,12 +75,15 @@ def _grading() -> dict[str, object]:
     return seen
 
 
-def test_one_grading_loads_no_class_machinery_and_the_report_checks_late() -> None:
+def test_one_grading_loads_no_class_machinery_and_the_report_checks_after_the_calls_go_out() -> (
+    None
+):
     seen = _grading()
     assert seen["code"] == 0
-    spawn, end = set(seen["spawn"]), set(seen["end"])  # type: ignore[call-overload]
+    spawn, run, end = (set(seen[k]) for k in ("spawn", "run", "end"))  # type: ignore[call-overload]
     assert not [m for m in NEVER if m in end], "loaded by one grading"
-    assert not [m for m in LATER if m in spawn], "loaded before the child started"
+    assert spawn <= run
+    assert not [m for m in LATER if m in run], "loaded before the calls went out"
     assert all(m in end for m in LATER)  # the report was checked
 
 

@@ -72,7 +72,7 @@ class _Link:
 @functools.lru_cache(maxsize=1)
 def _links() -> tuple[_Link, ...]:
     # The checks' own table, the very object: the child receives it once.
-    values = fixed.values()
+    values = fixed.inputs()  # the expected figures are worked out later
     table = values["table"]
     row = table[PROBE]
     target = values["target"]
@@ -295,7 +295,7 @@ def calls(first_id: int) -> list[Call]:
 
 @functools.lru_cache(maxsize=1)
 def _limit() -> int:
-    return answer_limit(fixed.values()["table"])
+    return answer_limit(fixed.inputs()["table"])
 
 
 def measure(outcomes: Sequence[Outcome], constants: Mapping[str, Any]) -> dict[str, Measured]:
