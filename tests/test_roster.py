@@ -332,3 +332,33 @@ def test_a_roster_given_on_a_rerun_reaches_the_cached_rows(tmp_path: Path) -> No
     by_id = {line[0]: line for line in table(out / FILES["classroom"])[1:]}
     assert by_id["s1001"][4] == "100"
     assert {r.id: r.who.get("key") for r in again.rows}["embed-lab-octocat"] == "octocat"
+
+
+def test_merge_takes_whose_a_row_is_from_the_submissions(tmp_path: Path) -> None:
+    """A shard's rows.json names the row's student; with --submissions the submission
+    itself does: a forged identity in a shard gives nobody's grade to another."""
+    import json
+
+    from grader.engine.cli import main
+
+    root = tmp_path / "class"
+    put(root / "smithjohn_101_9001_embed.py", WRONG)
+    put(root / "leeann_102_9004_embed.py")
+    with_reports(root, "leeann_102_900{0}5_")
+    roster = tmp_path / "export.csv"
+    roster.write_bytes(CANVAS_EXPORT.encode("utf-8"))
+    out = tmp_path / "shard"
+    assert main(["batch", str(root), "--out", str(out), "--seed", "9", "--pool", "thread"]) == 0
+    record = json.loads((out / "rows.json").read_text("utf-8"))
+    for entry in record["rows"]:
+        if entry["row"]["id"] == "smithjohn_101":
+            entry["row"]["who"]["key"] = "102"  # smithjohn's row claims Lee Ann
+        if entry["row"]["id"] == "leeann_102":
+            entry["row"]["who"]["key"] = "101"
+    (out / "rows.json").write_text(json.dumps(record), encoding="utf-8")
+    dest = tmp_path / "merged"
+    argv = ["merge", str(out), "--out", str(dest), "--roster", str(roster)]
+    main([*argv, "--submissions", str(root)])
+    lines = table(dest / FILES["canvas"])
+    by_id = {line[1]: line[6] for line in lines[2:]}
+    assert by_id["102"] == "50" and float(by_id["101"]) < 50

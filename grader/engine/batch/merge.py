@@ -210,6 +210,8 @@ def _entries(
             seen[ident.lower()] = (ident, rec.out)
             try:
                 taken[ident] = shardfile.entry(rec.out, raw, lab)
+                if found is not None:  # whose it is as its submission says, not its shard
+                    taken[ident].row.who = found[ident].who()
             except Refused as exc:
                 refused.append(Refusal(rec.out, ident, exc.message(lang)))
                 why = text("merge.refused_detail", lang, out=rec.out, why=exc.message(lang))
