@@ -362,3 +362,33 @@ def test_merge_takes_whose_a_row_is_from_the_submissions(tmp_path: Path) -> None
     lines = table(dest / FILES["canvas"])
     by_id = {line[1]: line[6] for line in lines[2:]}
     assert by_id["102"] == "50" and float(by_id["101"]) < 50
+
+
+def test_a_moodle_team_hand_in_is_every_members(tmp_path: Path) -> None:
+    """A group assignment: Moodle downloads the team's hand-in once, under the name of
+    the member who handed it in; the worksheet's Team column says who else is in it."""
+    root = tmp_path / "class"
+    folder = root / "Team A-Kim Min-jun_4321_assignsubmission_file_"
+    put(folder / "embed.py")
+    with_reports(folder)
+    roster = tmp_path / "worksheet.csv"
+    roster.write_text(
+        "Identifier,Full name,Email address,Status,Team,Grade,Maximum Grade\n"
+        "Participant 4321,Kim Min-jun,kim@example.com,Submitted,Team A,,100.00\n"
+        "Participant 4324,Choi Sun,choi@example.com,Submitted,Team A,,100.00\n"
+        "Participant 4323,Park Jin,park@example.com,No submission,Default group,,100.00\n"
+        "Participant 4325,Han Ra,han@example.com,No submission,Default group,,100.00\n",
+        encoding="utf-8",
+    )
+    result = run_batch(root, tmp_path / "out", BatchOptions(**OPTS, roster=str(roster)))
+    by_id = {line[0]: line[5] for line in table(tmp_path / "out" / FILES["moodle"])[1:]}
+    assert by_id == {
+        "Participant 4321": "100",
+        "Participant 4324": "100",
+        "Participant 4323": "0",
+        "Participant 4325": "0",
+    }
+    assert sorted(r.id for r in result.rows if r.who.get("absent")) == [
+        "Han_Ra_4325",
+        "Park_Jin_4323",
+    ]

@@ -86,9 +86,11 @@ def absent(
     """A submission "nothing handed in" for every roster student no hand-in is of."""
     had = {g.identity.key for g in groups if g.identity is not None and not g.problem}
     had |= {g.claimed.key for g in groups if g.claimed is not None}
+    # A team's one hand-in is every member's (Moodle's group assignments).
+    teams = {s.team for s in roster.students if s.team and s.key in had}
     found: list[Submission] = []
     for key, students in roster.by_key().items():
-        if key in had:
+        if key in had or any(s.team in teams for s in students if s.team):
             continue
         name = " + ".join(s.name for s in students if s.name) or key
         ident = unique_id(safe_id("%s_%s" % (name, key)), taken)

@@ -7,7 +7,8 @@
 - **Moodle**: the assignment's grading worksheet (View all submissions, Download
   grading worksheet): ``Identifier, Full name, Email address, Status, Grade, Maximum
   Grade, ...``; ``Identifier`` reads ``Participant N``, the number in the download's
-  folder names.
+  folder names.  In a group assignment its ``Team`` column names each student's team,
+  whose one hand-in is every member's.
 - **Gradescope**: ``submission_metadata.yml`` of "Export Submissions": one entry per
   submission folder, with ``:submitters:`` (``:name:``, ``:sid:``, ``:email:``): every
   member of a group is a student of that submission.
@@ -35,6 +36,7 @@ from grader.engine.batch import identity
 
 GRADESCOPE_METADATA = "submission_metadata.yml"  # beside the folders of an export
 MAX_ROSTER = 16 * 1024 * 1024
+MOODLE_NO_TEAM = "Default group"  # the Team of a student in no group
 MAX_ROWS = 100_000
 MAX_COLUMNS = 2_000
 MAX_FIELD = 64 * 1024
@@ -57,6 +59,7 @@ class Student:
     email: str = ""
     sid: str = ""
     login: str = ""
+    team: str = ""  # Moodle's team of a group assignment: one hand-in for all of it
 
 
 @dataclass
@@ -191,6 +194,7 @@ def _moodle(path: Path, header: list[str], table: list[list[str]]) -> Roster:
     name = lower.index("full name") if "full name" in lower else -1
     email = lower.index("email address") if "email address" in lower else -1
     top = lower.index("maximum grade") if "maximum grade" in lower else -1
+    team = lower.index("team") if "team" in lower else -1
     students, points = [], None
     for n, line in enumerate(table[1:], start=1):
         line = line + [""] * (len(header) - len(line))
@@ -205,6 +209,8 @@ def _moodle(path: Path, header: list[str], table: list[list[str]]) -> Roster:
                 line[name] if name >= 0 else "",
                 n,
                 email=line[email] if email >= 0 else "",
+                # Those in no group share only Moodle's name for none: no team.
+                team=line[team].strip() if team >= 0 and line[team] != MOODLE_NO_TEAM else "",
             )
         )
     return Roster(identity.MOODLE, path, students, header, table, grade, header[grade], points)

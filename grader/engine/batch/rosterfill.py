@@ -68,6 +68,15 @@ def _first(rows: list[Row] | None) -> Row | None:
     return rows[0] if rows else None
 
 
+def team_rows(roster: Roster, mine: dict[str, list[Row]]) -> dict[str, Row]:
+    """Moodle's group assignments: each team's hand-in, by the team's name."""
+    found: dict[str, Row] = {}
+    for s in roster.students:
+        if s.team and s.key in mine:
+            found.setdefault(s.team, mine[s.key][0])
+    return found
+
+
 def grade(row: Row | None, out_of: float | None, absent: str) -> str:
     """The cell of a student's grade (see the module's docstring)."""
     if row is None or row.who.get("absent"):
@@ -101,13 +110,14 @@ def filled(roster: Roster, rows: Sequence[Row], absent: str = "zero") -> str:
         column = len(header) - 1
         width = len(header)
     students = {s.line: s for s in roster.students}
+    teams = team_rows(roster, mine)
     out = [[safe(h) for h in header]]
     for n, line in enumerate(roster.lines[1:], start=1):
         line = line + [""] * (width - len(line))
         cells = [safe(c) for c in line]
         if n in students:
             key = students[n].key
-            got = _first(mine.get(key))
+            got = _first(mine.get(key)) or teams.get(students[n].team)
             cells[column] = "" if key in contested else grade(got, roster.max_points, absent)
         elif roster.column < 0 and line[0].strip() == "":
             cells[column] = ""
