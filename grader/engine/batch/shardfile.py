@@ -2,8 +2,8 @@
 
 Shards run next to student code (a CI job that graded it uploads its output folder), so
 nothing in ``rows.json`` or ``feedback/`` is believed as it is.  Every file is read
-without following a link (``safefs``), at most a fixed number of bytes, checked for its
-depth before it is parsed, and checked field by field: a row's id must be one that
+without following a link (``safefs``), refused unread past a fixed number of bytes,
+parsed in linear time with its depth bounded, and checked field by field: a row's id must be one that
 discovery makes (one name, no folder, no ``..``), its points must add up to its total,
 no step may hold more than the lab gives it, its maximum must be the lab's, and its
 points must be those of the checks in its own ``feedback/ID.json``.  What fails is
@@ -46,10 +46,6 @@ MAX_WHO = 32  # fields of whose a row is, each at most MAX_NAME characters
 MAX_NAME = 1000
 ROUNDING = 0.006  # a step's points are rounded to hundredths: its total is not
 
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_INNERMOST = re.compile(rb"\[\]|\{\}")
-_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
-
 
 class Refused(Exception):
     """A shard's file or row that merge does not take: why, as a message of the
@@ -67,30 +63,41 @@ class Refused(Exception):
         return self.message()
 
 
-def depth(data: bytes, limit: int) -> int:
-    """How deep the JSON text ``data`` nests its arrays and objects, counted up to
-    ``limit + 1``: linear time for each level counted."""
-    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
-    levels = 0
-    while brackets and levels <= limit:
-        brackets, n = _INNERMOST.subn(b"", brackets)
-        if not n:
-            break  # unbalanced: the parser says so
-        levels += 1
-    return levels + (1 if brackets else 0)
+def too_deep(value: Any, limit: int) -> bool:
+    """Whether the parsed JSON ``value`` nests its arrays and objects more than ``limit``
+    deep (a value that is one of them is one deep): level by level, no recursion, each
+    value seen once."""
+    level, items = 1, [value]
+    while items:
+        if level > limit:
+            return True
+        below: list[Any] = []
+        for item in items:
+            inner = item.values() if isinstance(item, dict) else item
+            below += [v for v in inner if isinstance(v, (list, dict))]
+        level, items = level + 1, below
+    return False
+
+
+def parse(data: bytes, name: str, most_depth: int) -> Any:
+    """The JSON text ``data`` of the file ``name``, nesting at most ``most_depth`` deep.
+    The parser itself stops at the interpreter's recursion limit, in linear time."""
+    try:
+        value = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+    except RecursionError:
+        raise Refused("deep", name=name, limit=most_depth) from None
+    except ValueError as exc:
+        raise Refused("json", name=name, error=str(exc)[:200]) from None
+    if isinstance(value, (list, dict)) and too_deep(value, most_depth):
+        raise Refused("deep", name=name, limit=most_depth)
+    return value
 
 
 def read_json(folder: Path, name: str, limit: int, most_depth: int) -> Any:
     """The JSON file ``folder/name``: a regular file reached without a link, at most
     ``limit`` bytes, nesting at most ``most_depth`` deep.  ``FileNotFoundError`` when it
     is not there; ``Refused`` when it is not such a file."""
-    data = read_bytes(folder, name, limit)
-    if depth(data, most_depth) > most_depth:
-        raise Refused("deep", name=name, limit=most_depth)
-    try:
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
-    except (ValueError, RecursionError) as exc:
-        raise Refused("json", name=name, error=str(exc)[:200]) from None
+    return parse(read_bytes(folder, name, limit), name, most_depth)
 
 
 def read_bytes(folder: Path, name: str, limit: int) -> bytes:
@@ -223,13 +230,14 @@ def entry(out: Path, raw: Any, lab: Lab) -> Entry:
             data = read_bytes(out, "feedback/" + name, MAX_FEEDBACK)
         except FileNotFoundError:
             continue
-        if ext == "json" and depth(data, FEEDBACK_DEPTH) > FEEDBACK_DEPTH:
-            raise Refused("deep", name="feedback/" + name, limit=FEEDBACK_DEPTH)
         try:
             feedback[ext] = data.decode("utf-8")
         except UnicodeDecodeError:
             raise Refused("utf8", name="feedback/" + name) from None
-    _check_points(row, feedback.get("json"), lab)
+    parsed = None
+    if "json" in feedback:
+        parsed = parse(feedback["json"].encode("utf-8"), "feedback/%s.json" % ident, FEEDBACK_DEPTH)
+    _check_points(row, parsed, lab)
     return Entry(row, position, module, feedback)
 
 
@@ -306,17 +314,13 @@ def _row(data: Any, lab: Lab) -> Row:
     return Row(**values)
 
 
-def _check_points(row: Row, feedback: str | None, lab: Lab) -> None:
+def _check_points(row: Row, data: Any, lab: Lab) -> None:
     """The row's points are those of the checks in its feedback file."""
     if not row.total and not any(row.steps.values()):
         return  # no points: nothing a forged file could give
     name = "feedback/%s.json" % row.id
-    if feedback is None:
+    if data is None:
         raise Refused("no_feedback", name=name)
-    try:
-        data = json.loads(feedback, parse_constant=_no_constant)
-    except (ValueError, RecursionError):
-        data = None
     checks = data.get("checks") if isinstance(data, dict) else None
     if not isinstance(checks, list):
         raise Refused("checks", name=name)
