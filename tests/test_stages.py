@@ -258,6 +258,24 @@ def test_a_fault_for_the_whole_class_leaves_out_its_step_only(
     assert "similarity" in (out / "summary.txt").read_text(encoding="utf-8")
 
 
+def test_a_file_the_class_could_not_have_is_not_an_earlier_runs(
+    graded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The gradebook fails for any two rows together, for none alone: no gradebook.
+    real = classout.gradebook_csv
+    monkeypatch.setattr(
+        classout,
+        "gradebook_csv",
+        lambda rs, lab: (1 / 0) if len(rs) > 1 else real(rs, lab),
+    )
+    result = rerun(graded, tmp_path)  # into a copy of the last run's output
+    assert [(f.id, f.stage) for f in result.faults] == [("", "gradebook")]
+    out = tmp_path / "out"
+    assert not (out / "gradebook.csv").exists()
+    for name in OUTPUTS[1:]:
+        assert (out / name).is_file(), name
+
+
 def test_a_malformed_notebook_stops_nothing(tmp_path: Path) -> None:
     root = tmp_path / "class"
     make_class(root)

@@ -33,6 +33,7 @@ from grader.engine.winnowing import K, W
 RECORD = "rows.json"
 SIMILAR_CACHE = ".similar-cache.json"
 PAGE = "report.html"
+GRADEBOOKS = ("gradebook.csv", lms.CANVAS_FILE, lms.MOODLE_FILE)
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -155,6 +156,11 @@ def write_class(
     write_atomic(out / "summary.txt", summary_text(summary, opts.lang))
     for path, data in page.items():
         write_atomic(path, data)
+    # What a step could not make for the class is not left as an earlier run made it.
+    for name in (*GRADEBOOKS, PAGE):
+        if name not in texts and out / name not in page:
+            with suppress(FileNotFoundError):
+                (out / name).unlink()
     return ClassOutput(current, summary, found)
 
 
