@@ -28,10 +28,12 @@ What lives here, each module importing only those above it:
 - ``lms``: the gradebook in the CSV import formats of Canvas and Moodle;
 - ``rosterfill``: the roster filled with the grades, as the platform imports it;
 - ``cache``: ``.cache.json`` and the fingerprint of the grader;
+- ``faults``: a fault of the grader confined to the submission it struck;
 - ``classout``: what is written about the whole class, ``rows.json`` and the shards;
 - ``job``: grading one submission in a worker;
 - ``run``: the whole batch, in parallel, stopped when grading changes a watched file;
 - ``command``: the command line;
+- ``shardfile``: a batch's output as ``merge`` reads it, untrusted;
 - ``merge``: ``embed-grader merge``, one class from several batches' outputs (shards).
 
 These modules import the rest of the engine (never ``grader.engine.cli``) and, for
