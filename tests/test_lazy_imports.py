@@ -57,6 +57,9 @@ NEVER = (
     "jsonschema",
     "rich",
 )
+# Loaded only when a grading needs them (a grader error's traceback, a .zip, a
+# selector that names nothing): never before the child starts.
+NOT_FIRST = ("traceback", "zipfile", "difflib")
 # Loaded once the child has its calls, and only then.
 LATER = (
     "markdown_it",
@@ -82,6 +85,7 @@ def test_one_grading_loads_no_class_machinery_and_the_report_checks_after_the_ca
     assert seen["code"] == 0
     spawn, run, end = (set(seen[k]) for k in ("spawn", "run", "end"))  # type: ignore[call-overload]
     assert not [m for m in NEVER if m in end], "loaded by one grading"
+    assert not [m for m in NOT_FIRST if m in spawn], "loaded before the child started"
     assert spawn <= run
     assert not [m for m in LATER if m in run], "loaded before the calls went out"
     assert all(m in end for m in LATER)  # the report was checked

@@ -10,7 +10,6 @@ import argparse
 import gc
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -164,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _grader_error(args, lang, detail)
     except Exception as exc:  # a fault of the grader, never of the student
         if os.environ.get("EMBED_GRADER_DEBUG"):
+            import traceback
+
             traceback.print_exc()
         return _grader_error(args, lang, "%s: %s" % (type(exc).__name__, exc))
     if report.grader_error:

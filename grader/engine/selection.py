@@ -7,7 +7,6 @@ run of one check can give it the share of points it has in the full run, and a
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,6 +59,8 @@ def closest(lab: Lab, selector: str, n: int = 4) -> list[str]:
     """The valid selectors nearest to ``selector`` (case is ignored first)."""
     names = _names(lab)
     same = [name for name in names if name.lower() == selector.lower()]
+    import difflib  # only for a selector that names nothing
+
     near = difflib.get_close_matches(selector, names, n=n, cutoff=0.6)
     lowered = {name.lower(): name for name in names}
     near += [lowered[x] for x in difflib.get_close_matches(selector.lower(), lowered, n=n)]

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import os
 import stat
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import zipfile
 
 MAX_ARCHIVE = 32 * 1024 * 1024  # the .zip file itself
 MAX_MEMBERS = 200
@@ -70,6 +73,8 @@ def unpack(archive: Path, folder: Path) -> Unpacked:
         fd = os.open(archive, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         raise Refused("handin.zip_unreadable", error=exc.strerror or type(exc).__name__) from None
+    import zipfile  # here: a grading of one module asks only whether a name is an archive's
+
     with os.fdopen(fd, "rb") as raw:
         if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
             raise Refused("handin.zip_unreadable", error="not a regular file")
