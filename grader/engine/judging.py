@@ -3,13 +3,14 @@ untouched arguments, and what the contract leaves open."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from grader.engine import show
+from grader.engine import gates, show
 from grader.engine.contract import MODULE
-from grader.engine.expect import Case, Check, Open, Raises, Verdict
+from grader.engine.expect import Case, Check, Open, Verdict
 from grader.engine.importing import load_draft
 from grader.engine.judge import explained, judge
 from grader.engine.lab import Lab
@@ -381,27 +382,11 @@ class Judging(Scoring):
         index: dict[tuple[str, int], int],
         by_id: dict[int, Outcome],
     ) -> None:
-        """A function's inputs check, and each of its checks whose every case expects an
-        exception, earn points only once its gate check (``Lab.gate``) passes: code that
-        answers nothing (``return None``, ``raise IndexError``) passes those alone."""
-        if not self.lab.gate:
-            return
-        waiting = {"%s.inputs" % f for f in self.lab.mutable_args}
-        waiting |= {
-            c.id for c, cases in plan if cases and all(isinstance(x.expect, Raises) for x in cases)
-        }
-        drafts = {d.id: d for d in self.drafts}
-        for d in self.drafts:
-            if d.id not in waiting or d.status is not Status.PASS or d.advisory:
-                continue
-            gate = "%s.%s" % (d.function, self.lab.gate)
-            verdict = drafts.get(gate)
-            if verdict is None:  # not selected: judged here, not shown
-                entry = next(((c, cs) for c, cs in plan if c.id == gate), None)
-                if entry is None:
-                    continue
-                verdict = drafts[gate] = self.judge_check(*entry, loaded, index, by_id)
-            if verdict.status is not Status.PASS:
+        """Passes that wait for their function's gate check (``grader.engine.gates``)."""
+        gated = gates.waiting(self.drafts, plan, self.lab.gate, self.lab.mutable_args)
+        judge = functools.partial(self.judge_check, loaded=loaded, index=index, by_id=by_id)
+        for d, gate in gated:
+            if not gates.passes(gate, self.drafts, plan, judge):
                 d.withheld = self.msg("idle.values", check=gate)
 
 
