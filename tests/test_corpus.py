@@ -252,3 +252,51 @@ def test_right_module_gets_full_marks(path: Path, seed: int) -> None:
 @pytest.mark.parametrize("seed", _seeds(RIGHT_SEEDS))
 def test_reference_gets_full_marks(seed: int) -> None:
     _full_marks(REFERENCE, seed)
+
+
+# Mistakes that only some inputs show: shown on every seed ---------------------------
+
+# Each needs a case the generators make on purpose (an opposite pair whose cosine
+# rounds below -1, a table taller than VOCAB, rows whose lengths and directions part
+# ways); drawn by chance, such a case is missing on some seeds.
+EVERY_SEED = (
+    "cosine_clamps_sign_away",
+    "nearest_by_cosine_clamps_sign_away",
+    "nearest_by_cosine_probe_scored_minus_one",
+    "nearest_by_cosine_dot_prefilter",
+    "nearest_by_dot_cosine_prefilter",
+    "lookup_bound_is_vocab",
+    "lookup_via_one_hot_bound_is_vocab",
+    "scaled_lookup_bound_is_vocab",
+    "stretch_bound_is_vocab",
+    "nearest_by_dot_bound_is_vocab",
+)
+MANY_SEEDS = tuple(range(1, 51))
+
+
+def _load(path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location("corpus_" + path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", EVERY_SEED)
+def test_a_mistake_of_some_inputs_fails_on_every_seed(name: str) -> None:
+    """The blamed function's checks are built for fifty seeds and its calls made here:
+    on every seed at least one case fails."""
+    path = CORPUS / "wrong" / (name + ".py")
+    (blamed,) = read_header(path)[0]
+    module = _load(path)
+    checks = [c for c in CHECKS if c.function == blamed and not c.advisory]
+    passed = []
+    for seed in MANY_SEEDS:
+        failing = (
+            judge(case, _run_in_process(module, case), hints=HINTS) is not None
+            for check in checks
+            for case in build(check, seed)
+        )
+        if not any(failing):
+            passed.append(seed)
+    assert passed == [], "%s passes on seeds %s" % (name, passed)

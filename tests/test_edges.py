@@ -36,6 +36,10 @@ def test_the_rule_asks_for_the_edges_of_each_kind_of_parameter() -> None:
     assert {"id past V raises", "id below -V raises"} <= edges.required("stretch")
     assert "copy of the probe" in edges.required("nearest_by_dot")
     assert "cosine rounds above 1" in edges.required("nearest_by_cosine")
+    assert {"cosine rounds below -1", "lengths apart"} <= edges.required("nearest_by_cosine")
+    assert "cosine rounds below -1" in edges.required("cosine")
+    assert "lengths apart" in edges.required("nearest_by_dot")
+    assert "id past VOCAB" in edges.required("stretch") & edges.required("scaled_lookup")
     assert "cosine rounds above 1" not in edges.required("nearest_by_dot")
     assert "empty table" not in edges.required("stretch")
     assert edges.required("param_count") == set()
@@ -61,6 +65,14 @@ def test_edges_are_read_off_the_cases() -> None:
     assert "cosine rounds above 1" in edges.edges_of(ret("cosine", (row, list(row))))
     twin = Case("nearest_by_cosine", ([row, [1.0] * 3, list(row)], 0, 2), Ranks("cosine", 2))
     assert {"copy of the probe", "cosine rounds above 1"} <= edges.edges_of(twin)
+    opposite = [-x for x in row]
+    assert gen.plain_cosine(row, opposite) < -1.0
+    assert "cosine rounds below -1" in edges.edges_of(ret("cosine", (row, opposite)))
+    apart = Case("nearest_by_cosine", ([row, [1.0] * 3, opposite], 0, 2), Ranks("cosine", 2))
+    assert "cosine rounds below -1" in edges.edges_of(apart)
+    tall = [[float(i)] for i in range(600)]
+    assert "id past VOCAB" in edges.edges_of(ret("lookup", (tall, [0, 599])))
+    assert "id past VOCAB" not in edges.edges_of(ret("lookup", (tall, [0, 511])))
     short = Case("logits", ([[1.0, 2.0]], [1.0]), Raises("ValueError"))
     assert edges.edges_of(short) == {"vector one too short raises"}
 

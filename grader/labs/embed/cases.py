@@ -123,6 +123,10 @@ def tie_table(rng: random.Random, rows: int, cells: int) -> tuple[Table, int]:
         # probe rounds above 1 in the usual formula (math.acos of it raises).
         t[probe] = above_one(rng, cells)
         t[others[4]] = list(t[probe])
+    if len(others) >= 6:
+        # And its opposite, whose cosine rounds below -1 (negation is exact): the worst
+        # score, which a clamp that drops the sign turns into the best.
+        t[others[5]] = [-x for x in t[probe]]
     return t, probe
 
 
@@ -240,3 +244,41 @@ def shared_rows(rng: random.Random, rows: int, cells: int) -> tuple[Table, int, 
 def aliased_tables(rng: random.Random) -> list[Table]:
     """Tables whose rows are shared list objects: all of them, and one pair."""
     return [one_row_object(rng, 3, 2), shared_rows(rng, 5, 3)[0]]
+
+
+def tall_table(rng: random.Random) -> tuple[Table, list[int]]:
+    """A narrow table with more rows than VOCAB, and ids between VOCAB and its height:
+    a bound taken from the constant VOCAB instead of the table refuses them."""
+    vocab = CONSTANTS["VOCAB"]
+    rows = vocab + rng.randint(3, 24)
+    t = table(rng, rows, 1)
+    ids = [vocab, rows - 1, rng.randrange(vocab + 1, rows - 1), rng.randrange(vocab)]
+    rng.shuffle(ids)
+    return t, ids
+
+
+def lengths_apart(rng: random.Random, k: int, least: int) -> tuple[Table, int]:
+    """A table of more than ``least`` rows where length and direction part ways: rows
+    much shorter than the rest that point almost like the probe (the best cosines),
+    rows much longer that point only roughly its way (the best dot products), and
+    ordinary rows.  Each group is larger than 4 * k, so a neighbour list that first
+    keeps a few times k rows by one score (on long tables, say) and ranks them by the
+    other is wrong for either score.  The probe is one of the rows past ``least``: past
+    VOCAB, when the table is taller than that."""
+    rows = least + rng.randint(2, 24)
+    cells = 3
+    t = [[rng.random() - 0.5 for _ in range(cells)] for _ in range(rows)]
+    probe = rng.randrange(least, rows)  # past VOCAB too, when the table is taller
+    p = t[probe]
+    places = rng.sample([i for i in range(rows) if i != probe], 2 * (4 * k + 4))
+    half = len(places) // 2
+    size = math.sqrt(sum(x * x for x in p))
+    for i in places[:half]:  # short, almost the probe's direction (cosine above 0.999)
+        scale = rng.uniform(0.01, 0.03)
+        t[i] = [scale * (x + rng.uniform(-0.01, 0.01) * size) for x in p]
+    for i in places[half:]:  # long, only roughly the probe's direction (cosine 0.3 to 0.98)
+        row = p
+        while not 0.3 < plain_cosine(p, row) < 0.98:
+            row = [x + rng.uniform(-0.8, 0.8) * size for x in p]
+        t[i] = [rng.uniform(20.0, 40.0) * x for x in row]
+    return t, probe

@@ -19,6 +19,7 @@ from grader.labs.embed.checks import CHECKS, Case, Raises, Ranks, build
 from grader.labs.embed.contract import BY_NAME
 
 TABLES = ("table", "matrix")
+VOCAB = gen.REAL[0]  # a table taller than this: ids past it are valid
 VECTORS = ("vec", "hidden", "a", "b")
 TINY_AT_MOST = 1e-8  # every nonzero entry at most this: a tiny vector
 LARGE_AT_LEAST = 1e4  # some entry at least this: a large vector
@@ -40,15 +41,16 @@ def required(function: str) -> set[str]:
         need |= {"empty ids", "repeated id"}
     if by_index:
         need |= {"id -1 raises", "id V raises", "id past V raises", "id below -V raises"}
+        need.add("id past VOCAB")
     if any(p in VECTORS for p in params):
         need |= {"empty vector", "tiny vector", "large vector"}
         if table:
             need |= {"vector one too long raises", "vector one too short raises"}
     if "k" in params:
         need |= {"k = 0", "k = 1", "k = V - 1", "near tie", "copy of the probe"}
-        need.add("probe row shared")
+        need |= {"probe row shared", "lengths apart"}
     if function in BY_COSINE:
-        need.add("cosine rounds above 1")
+        need |= {"cosine rounds above 1", "cosine rounds below -1"}
     return need
 
 
@@ -124,6 +126,8 @@ def edges_of(case: Case) -> set[str]:
         if len(set(ids)) < len(ids) and not raises:
             out.add("repeated id")
     bad = list(args.get("ids", ())) + ([args["token_id"]] if "token_id" in args else [])
+    if not raises and t is not None and len(t) > VOCAB and any(i >= VOCAB for i in bad):
+        out.add("id past VOCAB")
     if raises and t is not None and _rectangular(t):
         if -1 in bad:
             out.add("id -1 raises")
@@ -165,11 +169,34 @@ def edges_of(case: Case) -> set[str]:
             out.add("copy of the probe")
             if case.fn in BY_COSINE and gen.plain_cosine(probe, list(twins[0])) > 1.0:
                 out.add("cosine rounds above 1")
+        opposite = [-x for x in probe]
+        if case.fn in BY_COSINE and any(
+            list(r) == opposite and gen.plain_cosine(probe, opposite) < -1.0 for r in t
+        ):
+            out.add("cosine rounds below -1")
+        if _lengths_apart(t, args["token_id"], k):
+            out.add("lengths apart")
     if case.fn == "cosine" and not raises:
         a, b = list(args["a"]), list(args["b"])
         if a == b and gen.plain_cosine(a, b) > 1.0:
             out.add("cosine rounds above 1")
+        if a == [-x for x in b] and gen.plain_cosine(a, b) < -1.0:
+            out.add("cosine rounds below -1")
     return out
+
+
+def _lengths_apart(t: Sequence[Sequence[float]], probe: int, k: int) -> bool:
+    """A table of more than 256 rows whose k best rows by cosine are not among the
+    4 * k best by dot product, and the other way round."""
+    if len(t) <= 256 or not k:
+        return False
+    others = [i for i in range(len(t)) if i != probe]
+    by_cos, by_dot = oracle.scores(t, probe, "cosine"), oracle.scores(t, probe, "dot")
+    top_cos = sorted(others, key=lambda i: -by_cos[i])
+    top_dot = sorted(others, key=lambda i: -by_dot[i])
+    return not set(top_cos[:k]) & set(top_dot[: 4 * k]) and not set(top_dot[:k]) & set(
+        top_cos[: 4 * k]
+    )
 
 
 def _near_tie(t: Sequence[Sequence[float]], probe: int, by: str) -> bool:
@@ -216,6 +243,9 @@ ORDER = (
     "near tie",
     "copy of the probe",
     "cosine rounds above 1",
+    "cosine rounds below -1",
+    "id past VOCAB",
+    "lengths apart",
     "rows one object",
     "probe row shared",
 )

@@ -13,7 +13,7 @@ from typing import Any
 
 from grader.engine.compare import diff
 from grader.engine.lab import Hints
-from grader.labs.embed.contract import BY_NAME, Answer
+from grader.labs.embed.contract import BY_NAME, CONSTANTS, Answer
 
 
 class _NoAnswer:
@@ -31,8 +31,18 @@ def _one_hot_elsewhere(got: Any, token_id: int, vocab: int) -> bool:
     return len(ones) == 1 and ones[0] != token_id and sum(x == 0 for x in got) == vocab - 1
 
 
+def _one_of(got: Any, lists: list[list[int]]) -> bool:
+    """A neighbour list that is one of ``lists`` (ints only)."""
+    if not isinstance(got, (list, tuple)) or not all(type(i) is int for i in got):
+        return False
+    return list(got) in [list(x) for x in lists]
+
+
 # Mistakes recognised by a test on the answer itself, by name: tests, not answers.
-TESTS: dict[str, Callable[..., bool]] = {"one_hot_elsewhere": _one_hot_elsewhere}
+TESTS: dict[str, Callable[..., bool]] = {
+    "one_hot_elsewhere": _one_hot_elsewhere,
+    "one_of": _one_of,
+}
 
 
 class When:
@@ -109,11 +119,26 @@ RAISED: dict[tuple[str, str], list[tuple[str, Callable[..., bool]]]] = {
         ("hint.row_times_matrix.no_length_check", _lengths_differ)
     ],
 }
+VOCAB = CONSTANTS["VOCAB"]
+
+
+def _past_vocab(args: tuple[Any, ...]) -> bool:
+    """Every id inside a table taller than VOCAB, and one of them VOCAB or more."""
+    return _ids_inside(args) and any(i >= VOCAB for i in args[1])
+
+
+def _probe_past_vocab(table: list[list[float]], token_id: int, *rest: Any) -> bool:
+    return VOCAB <= token_id < len(table)
+
+
 for _fn in ("lookup", "lookup_via_one_hot", "scaled_lookup"):
     RAISED[(_fn, "IndexError")] = [
+        ("hint.ids.vocab", lambda *args: _past_vocab(args)),
         ("hint.ids.one_based", lambda *args: _zero_id(args)),
         ("hint.lookup.rejects", lambda *args: _ids_inside(args)),
     ]
+for _fn in ("stretch", "nearest_by_cosine", "nearest_by_dot"):
+    RAISED[(_fn, "IndexError")] = [("hint.ids.vocab", _probe_past_vocab)]
 
 MUTATED: dict[str, str] = {
     "stretch": "hint.stretch.copy",

@@ -76,6 +76,46 @@ def _ranking(by: str, order: str) -> Callable[..., list[int]]:
     return rank
 
 
+def _clamped(by: str) -> Callable[..., list[int]]:
+    """Neighbours by a cosine clamped with ``if abs(c) > 1: c = 1.0``: a score that
+    rounds below -1 becomes +1.0 (and one above 1 is 1.0).  Which of the scores at
+    +-1 round past it depends on the summation; all of them are taken to."""
+
+    def rank(table: list[list[float]], token_id: int, k: int) -> list[int]:
+        raw = oracle.scores(table, token_id, by)
+        scores = [1.0 if abs(c) >= 1.0 - 1e-12 else c for c in raw]
+        idx = [i for i in range(len(table)) if i != token_id]
+        idx.sort(key=lambda i: (-scores[i], i))
+        return idx[:k]
+
+    return rank
+
+
+def _prefiltered(first: str, then: str) -> Callable[..., When]:
+    """Neighbours ranked by ``then`` among only the rows with the best ``first`` score:
+    every list that keeping some number of rows (fewer than all) can give."""
+
+    def lists(table: list[list[float]], token_id: int, k: int) -> When:
+        kept = [i for i in range(len(table)) if i != token_id]
+        by_first = oracle.scores(table, token_id, first)
+        by_then = oracle.scores(table, token_id, then)
+        kept.sort(key=lambda i: (-by_first[i], i))
+        found: list[list[int]] = []
+        best: list[int] = []
+        for i in kept[:-1]:  # a prefilter that keeps every row is no mistake
+            best = sorted(best + [i], key=lambda j: (-by_then[j], j))[:k]
+            if len(best) == k and best not in found:
+                found.append(list(best))
+        return When("one_of", (found,))
+
+    return lists
+
+
+def _clamped_cosine(a: list[float], b: list[float]) -> float:
+    c = oracle.cosine(a, b)
+    return 1.0 if c <= -1.0 + 1e-12 else c
+
+
 def _softmax(table: list[list[float]], hidden: list[float]) -> list[float]:
     scores = oracle.logits(table, hidden)
     top = max(scores)
@@ -186,6 +226,8 @@ GUESSES: dict[str, list[Guess]] = {
         ("hint.cosine.dot", oracle.dot),
         ("hint.cosine.squared", _cos_squared),
         ("hint.cosine.precedence", lambda a, b: oracle.dot(a, b) / oracle.norm(a) * oracle.norm(b)),
+        # Before the absolute value, which gives +1.0 for an opposite pair too.
+        ("hint.cosine.clamp_sign", _clamped_cosine),
         ("hint.cosine.absolute", lambda a, b: abs(oracle.cosine(a, b))),
     ],
     "stretch": [
@@ -202,12 +244,15 @@ GUESSES: dict[str, list[Guess]] = {
         ("hint.nearest.ascending", _ranking("cosine", "ascending")),
         ("hint.nearest.tie_larger", _ranking("cosine", "larger")),
         ("hint.nearest.by_dot", _ranking("dot", "plain")),
+        ("hint.nearest.clamp_sign", _clamped("cosine")),
+        ("hint.nearest.prefilter_dot", _prefiltered("dot", "cosine")),
     ],
     "nearest_by_dot": [
         ("hint.nearest.self", _ranking("dot", "self")),
         ("hint.nearest.ascending", _ranking("dot", "ascending")),
         ("hint.nearest.tie_larger", _ranking("dot", "larger")),
         ("hint.nearest.by_cosine", _ranking("cosine", "plain")),
+        ("hint.nearest.prefilter_cosine", _prefiltered("cosine", "dot")),
     ],
     "rms": [
         ("hint.rms.absolute", lambda v: math.fsum(abs(x) for x in v) / len(v)),

@@ -86,6 +86,8 @@ def _lookup(rng: random.Random) -> list[Case]:
     real = gen.real_table()
     ids = [137, 137, 0, len(real) - 1, rng.randrange(len(real))]
     out.append(ret("lookup", (real, ids), oracle.lookup(real, ids)))
+    tall, ids = gen.tall_table(rng)
+    out.append(ret("lookup", (tall, ids), oracle.lookup(tall, ids)))
     return out + again.pairs(rng, "lookup", lambda r: (gen.table(r, 3, 2), [2, 0]), oracle.lookup)
 
 
@@ -239,6 +241,8 @@ def _lvoh(rng: random.Random) -> list[Case]:
     for t in gen.aliased_tables(rng):
         out.append(probed(rng, t, gen.ids_for(rng, len(t), 1)))
     out.append(probed(rng, gen.real_table(), [137]))
+    tall, ids = gen.tall_table(rng)
+    out.append(probed(rng, tall, ids[:2]))
     return out + again.pairs(
         rng,
         "lookup_via_one_hot",

@@ -146,6 +146,8 @@ def _cosine(rng: random.Random) -> list[Case]:
             out.append(ret("cosine", (a, b), oracle.cosine(a, b)))
     a = gen.above_one(rng, 6)  # the cosine of a with its copy rounds above 1
     out.append(ret("cosine", (a, list(a)), oracle.cosine(a, list(a))))
+    opposite = [-x for x in a]  # and with its opposite below -1
+    out.append(ret("cosine", (a, opposite), oracle.cosine(a, opposite)))
     tea, coffee = [0.9, 0.2, -0.1], [0.8, 0.3, 0.0]
     out.insert(0, ret("cosine", (tea, coffee), oracle.cosine(tea, coffee)))
     return out + again.pairs(
@@ -182,6 +184,9 @@ def _stretch(rng: random.Random) -> list[Case]:
     out.append(ret("stretch", (t, token, -2.0), oracle.stretch(t, token, -2.0)))
     real = gen.real_table()
     out.append(ret("stretch", (real, 137, 4.0), oracle.stretch(real, 137, 4.0)))
+    tall, ids = gen.tall_table(rng)
+    token = max(ids)  # a row past VOCAB
+    out.append(ret("stretch", (tall, token, 2.0), oracle.stretch(tall, token, 2.0)))
     return out + again.pairs(rng, "stretch", lambda r: (gen.table(r, 3, 2), 1, 2.0), oracle.stretch)
 
 
@@ -237,6 +242,11 @@ def _ranking_cases(rng: random.Random, fn: str, by: str, ties: bool) -> list[Cas
         out.append(Case(fn, (real, 137, 5), Ranks(by, 5)))
         stretched, probe = gen.stretched_real(rng)
         out.append(Case(fn, (stretched, probe, 5), Ranks(by, 5)))
+        # Short rows like the probe, long rows that are not: past 256 rows, and past
+        # VOCAB with the probe past it too.
+        for k, least in ((5, 256), (3, gen.REAL[0])):
+            t, probe = gen.lengths_apart(rng, k, least)
+            out.append(Case(fn, (t, probe, k), Ranks(by, k)))
     else:
         t, probe = gen.tie_table(rng, 6, 3)
         t[probe] = [0.0, 0.0, 0.0]  # a probe without direction: every score ties
@@ -316,6 +326,9 @@ def _scaled(rng: random.Random) -> list[Case]:
     real = gen.real_table()
     ids = [137, 0]
     out.append(ret("scaled_lookup", (real, ids, 64), oracle.scaled_lookup(real, ids, 64)))
+    tall, ids = gen.tall_table(rng)
+    d = len(tall[0])
+    out.append(ret("scaled_lookup", (tall, ids, d), oracle.scaled_lookup(tall, ids, d)))
     return out + again.pairs(
         rng, "scaled_lookup", lambda r: (gen.table(r, 3, 2), [1, 0], 4), oracle.scaled_lookup
     )
