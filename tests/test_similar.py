@@ -323,6 +323,7 @@ def test_a_big_class_loses_only_pairs_that_share_what_many_hold(
 ) -> None:
     bench = load_bench()
     monkeypatch.setattr(simindex, "COMMON_AT_LEAST", 10)
+    monkeypatch.setattr(simindex, "COMMON_IN_BIG", 10)
     prints = class_with_a_leak(bench, 300, 30)
     limit = similar.common_limit(len(prints))
     assert limit == 10

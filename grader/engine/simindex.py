@@ -34,8 +34,9 @@ MIN_FUNCTIONS = 3
 FUNCTION_TOTAL = 80
 # A fingerprint more than this share of the class holds (and more than this many
 # modules) finds no pair; see similar_pairs.
-COMMON_SHARE = 0.02
+COMMON_SHARE = 0.005
 COMMON_AT_LEAST = 200
+COMMON_IN_BIG = 50
 # A copy of some functions is looked for through fingerprints held by at most this
 # many modules (or this share of the class).
 FEW_AT_LEAST = 5
@@ -207,19 +208,25 @@ def similar_pairs(
                 later.extend(after)
                 if h in scarce:
                     later_few.extend(after)
-        few_counts = Counter(later_few)
+        units_too = has_units[i] >= MIN_FUNCTIONS
+        by_few = {
+            j
+            for j, c in Counter(later_few).items()
+            if c >= least_few and (units_too or has_units[j] >= MIN_FUNCTIONS)
+        }
         size, need, own, mine_too = sizes[i], least[i], counts[i], same[i]
         for j, n in Counter(later).items():
-            if mine_too and same[j] is mine_too:
-                continue  # an identical module: below
-            by_units = (
-                few_counts.get(j, 0) >= least_few
-                and max(has_units[i], has_units[j]) >= MIN_FUNCTIONS
-            )
-            if not by_units and n + (own if own < counts[j] else counts[j]) < (
+            by_units = False
+            if n + (own if own < counts[j] else counts[j]) < (
                 need if size <= sizes[j] else least[j]
             ):
-                continue
+                if j not in by_few:
+                    continue
+                by_units = True
+            elif by_few:
+                by_units = j in by_few
+            if mine_too and same[j] is mine_too:
+                continue  # an identical module: below
             n += (common[i] & common[j]).bit_count()
             if n < min_shared:
                 continue
@@ -247,8 +254,11 @@ def _identical(prints: Sequence[Fingerprint], min_shared: int) -> list[list[int]
 
 def common_limit(modules: int) -> int:
     """How many modules may hold a fingerprint that is indexed: a large share of the
-    class holding one says nothing about any two of them."""
-    return max(COMMON_AT_LEAST, int(COMMON_SHARE * modules))
+    class holding one says nothing about any two of them.  Up to ``COMMON_AT_LEAST``
+    modules, all of them (every pair is compared)."""
+    if modules <= COMMON_AT_LEAST:
+        return COMMON_AT_LEAST
+    return max(COMMON_IN_BIG, int(COMMON_SHARE * modules))
 
 
 def few_limit(modules: int) -> int:
