@@ -195,6 +195,14 @@ def test_flags_in_the_batch_are_advisory(tmp_path: Path) -> None:
     close = {(c["id"], c["solution"]) for c in found["close_to_solutions"]}
     assert {("ann", similar.REFERENCE), ("ben", similar.REFERENCE)} <= close
     assert not {c for c in close if c[0] in ("cat", "dan")}
+    # Every pair is in similarity.json, and the class page links each one's page.
+    listed = json.loads((tmp_path / "out" / similar.PAIRS_FILE).read_text(encoding="utf-8"))
+    assert [(p["a"], p["b"], p["page"]) for p in listed["pairs"]] == [
+        ("ann", "ben", "similar/pair-00001.html")
+    ]
+    assert (tmp_path / "out" / "similar" / "pair-00001.html").is_file()
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert 'href="similar/pair-00001.html"' in page and "ben holds" in page
 
 
 def test_independent_solutions_are_not_close_to_the_known_solutions() -> None:
