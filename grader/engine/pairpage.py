@@ -72,7 +72,7 @@ def passages(a: Tokens, b: Tokens) -> list[tuple[int, int, int, int]]:
         runs.append([i, i, at, at])
     out = []
     for ai, aj, bi, bj in runs:
-        out.append((a.lines[ai], a.lines[aj + K - 1], b.lines[bi], b.lines[bj + K - 1]))
+        out.append((a.line(ai), a.line(aj + K - 1), b.line(bi), b.line(bj + K - 1)))
     return out
 
 

@@ -22,6 +22,7 @@ Bounded: only the first ``MAX_TOKENS`` tokens are read; the work is linear in th
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import keyword
 import re
@@ -63,14 +64,20 @@ _NORMAL: dict[str, str] = {}
 
 @dataclass(frozen=True)
 class Tokens:
-    """A module's normalised tokens; ``lines[i]``: the source line token ``i`` starts on;
-    ``units``: (first token, qualified function name) in order, ``""`` for module lines."""
+    """A module's normalised tokens; ``starts``: (first token, source line) of each
+    line, in order (``line``: the source line of a token); ``units``: (first token,
+    qualified function name) in order, ``""`` for module lines."""
 
     tokens: tuple[str, ...]
-    lines: tuple[int, ...]
+    starts: tuple[tuple[int, int], ...]
     units: tuple[tuple[int, str], ...]
     truncated: bool = False
     refers: str = ""  # what in the source points at the grader's files ("" when nothing does)
+
+    def line(self, token: int) -> int:
+        """The source line token ``token`` is on."""
+        k = bisect.bisect_right(self.starts, (token, 1 << 62)) - 1
+        return self.starts[k][1] if k >= 0 else 1
 
 
 def _normal(t: str) -> str:
@@ -186,7 +193,7 @@ def normalize(source: str) -> Tokens:
     used = Counter(raw)
     own = _own_names(lines)
     out: list[str] = []
-    where: list[int] = []
+    where: list[tuple[int, int]] = []
     units: list[tuple[int, str]] = [(0, MODULE_UNIT)]
     levels = [0]
     # (indentation, qualified name, the function its lines are in) of each open block
@@ -207,15 +214,14 @@ def normalize(source: str) -> Tokens:
             continue
         while scope and scope[-1][0] >= indent:
             scope.pop()
+        where.append((len(out), start))
         if indent > levels[-1]:
             levels.append(indent)
             out.append(">")
-            where.append(start)
         else:
             while len(levels) > 1 and indent < levels[-1]:
                 levels.pop()
                 out.append("<")
-                where.append(start)
         head = seg[0]
         if head == "async" and len(seg) > 1:
             head = seg[1]
@@ -231,11 +237,10 @@ def normalize(source: str) -> Tokens:
             units.append((len(out), unit))
         out += seg
         out.append(";")
-        where += [start] * (len(seg) + 1)
     # A unit that holds no token is no unit.
     ends = [u[0] for u in units[1:]] + [len(out)]
     kept = [u for u, e in zip(units, ends) if e > u[0]]
-    refers = _refers(source, lines)
+    refers = _refers(source, raw, lines)
     return Tokens(tuple(out), tuple(where), tuple(kept), truncated, refers)
 
 
@@ -243,15 +248,17 @@ def normalize(source: str) -> Tokens:
 _GRADER_WORDS = ("grader/", "grader\\", "grader.", "oracle.py", "site-packages", "dist-packages")
 
 
-def _refers(source: str, lines: list[tuple[int, int, list[str]]]) -> str:
+def _refers(source: str, raw: list[str], lines: list[tuple[int, int, list[str]]]) -> str:
     """What in the source points at the grader: an import of ``grader``, or a short
     string naming its files ("" when nothing does)."""
     low = source.lower()
     if "grader" not in low and "oracle" not in low and "-packages" not in low:
         return ""
-    for _, _, toks in lines:
-        head = toks[0]
-        if head == "import" or (head == "from" and len(toks) > 1):
+    if "import" in source:
+        for _, _, toks in lines:
+            head = toks[0]
+            if head != "import" and head != "from":
+                continue
             names = toks[1:]
             for j, t in enumerate(names):
                 if t == "grader" and (j == 0 or names[j - 1] == ","):
@@ -265,11 +272,13 @@ def _refers(source: str, lines: list[tuple[int, int, list[str]]]) -> str:
                     return "import " + ".".join(dotted)
                 if head == "from":
                     break
-        for t in toks:
-            if len(t) < 300 and (t[0] in _QUOTES or t[-1:] in _QUOTES):
-                text = t.lower()
-                if any(word in text for word in _GRADER_WORDS):
-                    return t
+    if not any(word in low for word in _GRADER_WORDS):
+        return ""
+    for t in raw:
+        if t[0] in _QUOTES and len(t) < 300:
+            text = t.lower()
+            if any(word in text for word in _GRADER_WORDS):
+                return t
     return ""
 
 
