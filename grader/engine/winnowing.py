@@ -36,6 +36,8 @@ def grams(tokens: Sequence[str], k: int = K) -> list[int]:
     if len(tokens) < k:
         return []
     ids = _TOKEN_IDS
+    if len(ids) > 200_000:  # numbers and attribute names: a class never needs so many
+        ids.clear()
     codes = array(
         "I", [ids.get(t) or ids.setdefault(t, zlib.crc32(t.encode()) | 1) for t in tokens]
     )
