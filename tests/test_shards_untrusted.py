@@ -306,3 +306,26 @@ def test_with_the_submissions_every_student_has_one_row(
     code, _ = run_merge(outs, dest, capsys, "--submissions", str(graded / "class"))
     assert code == 2
     merged_without(dest, set(), {"bo"})
+
+
+def test_modules_named_relative_to_where_a_shard_ran_are_taken(
+    graded: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A batch run as `embed-grader batch submissions ...` records `submissions/x/embed.py`.
+    outs = shards(graded, tmp_path)
+    monkeypatch.chdir(graded)
+
+    def relative(record: dict[str, Any]) -> None:
+        for e in record["rows"]:
+            e["module"] = str(Path(e["module"]).relative_to(graded))
+
+    for out in outs:
+        edit(out, relative)
+    code, err = run_merge(outs, tmp_path / "merged", capsys)
+    assert code == 0, err
+    merged_without(tmp_path / "merged", set(), set())
+    summary = json.loads((tmp_path / "merged" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["similar"]["compared"] == len(CLASS)

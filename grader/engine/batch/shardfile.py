@@ -351,12 +351,12 @@ def _raw_id(raw: Any) -> Any:
 
 
 def _module_path(value: Any) -> bool:
-    """A path that discovery could have found a module at: absolute, a Python file or
-    a notebook, one line."""
+    """A path that discovery could have found a module at (as its batch named it,
+    relative to where it ran or not): a Python file or a notebook, on one line.  It is
+    only read, by the similarity pass, without following a link."""
     if not isinstance(value, str) or len(value) > 4096 or "\0" in value or "\n" in value:
         return False
-    path = Path(value)
-    return path.is_absolute() and path.suffix in (".py", ".ipynb")
+    return Path(value).suffix in (".py", ".ipynb")
 
 
 def _is_int(value: Any) -> TypeGuard[int]:
