@@ -94,6 +94,20 @@ def test_two_hand_ins_that_claim_one_student_get_neither(tmp_path: Path) -> None
         assert any("claims the same student" in n for n in sub.notes), sub.notes
 
 
+def test_links_in_the_class_folder_stop_nobody(tmp_path: Path) -> None:
+    # A link to itself, a loop of two and a dangling link are each refused by name, and
+    # every other student is still found.
+    root = tmp_path / "class"
+    put(root / "ann" / "embed.py")
+    (root / "self.py").symlink_to("self.py")
+    (root / "loop_a").symlink_to("loop_b")
+    (root / "loop_b").symlink_to("loop_a")
+    (root / "gone").symlink_to(tmp_path / "nowhere")
+    found = discover(root, skip=[tmp_path / "out"], staging=tmp_path / "staging")
+    assert [s.id for s in found if s.module is not None] == ["ann"]
+    assert all(s.problem for s in found if s.id != "ann"), found
+
+
 # One row per student ------------------------------------------------------------------
 
 

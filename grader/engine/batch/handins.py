@@ -106,7 +106,10 @@ def group_entries(root: Path, skip: Sequence[Path], roster: Roster | None = None
     except OSError:
         return []
     for entry in entries:
-        if entry.name.startswith(IGNORED) or entry.resolve() in skipped:
+        # A link is never followed, not even to compare it (a loop would raise).
+        if entry.name.startswith(IGNORED) or (
+            not entry.is_symlink() and entry.resolve() in skipped
+        ):
             continue
         folder = entry.is_dir() and not entry.is_symlink()
         who = identity.moodle(entry.name)
