@@ -392,3 +392,34 @@ def test_a_moodle_team_hand_in_is_every_members(tmp_path: Path) -> None:
         "Han_Ra_4325",
         "Park_Jin_4323",
     ]
+
+
+def test_merge_with_the_submissions_keeps_the_rosters_absent_students(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """With --submissions, merge finds the submissions as the shards did, roster and
+    all: a roster student who handed nothing in is not a row of no submission."""
+    from grader.engine.cli import main
+
+    root = tmp_path / "class"
+    put(root / "smithjohn_101_9001_embed.py")
+    with_reports(root, "smithjohn_101_900{0}2_")
+    put(root / "leeann_late_102_9004_embed.py", WRONG)
+    roster = tmp_path / "export.csv"
+    roster.write_bytes(CANVAS_EXPORT.encode("utf-8"))
+    outs = []
+    for k in (1, 2):
+        out = tmp_path / ("shard%d" % k)
+        argv = ["batch", str(root), "--out", str(out), "--shard", "%d/2" % k, "--seed", "9"]
+        assert main([*argv, "--jobs", "1", "--pool", "thread", "--roster", str(roster)]) in (0, 1)
+        outs.append(str(out))
+    dest = tmp_path / "merged"
+    argv = ["merge", *outs, "--out", str(dest), "--roster", str(roster)]
+    code = main([*argv, "--submissions", str(root)])
+    err = capsys.readouterr().err
+    assert code == 0 and "refused" not in err, err
+    lines = table(dest / FILES["canvas"])
+    column = lines[0].index("Embedding lab (4242)")
+    by_id = {line[1]: line[column] for line in lines[2:]}
+    assert sorted(by_id) == ["101", "102", "103", "999"]
+    assert by_id["101"] == "50" and by_id["103"] == "0"

@@ -40,6 +40,7 @@ from grader.engine.batch.submissions import discover
 from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import Lab, LabError, find
 from grader.engine.messages import LANGUAGES, default_language, text
+from grader.engine.options import UsageError
 
 
 class MergeError(Exception):
@@ -77,8 +78,13 @@ def merge(
     submissions: Path | None = None,
     lang: str | None = None,
     lab: str | None = None,
+    roster: str | None = None,
+    assignment: str | None = None,
 ) -> Merged:
-    """Write the class's outputs for the batches' outputs ``outs`` into ``dest``."""
+    """Write the class's outputs for the batches' outputs ``outs`` into ``dest``.
+
+    With ``submissions``, the rows are those of the submissions found there, with
+    ``roster`` (and its ``assignment``) as the batches found them: one per student."""
     shown = lang or "en"
     refused: list[Refusal] = []
     records: list[Record] = []
@@ -102,7 +108,11 @@ def merge(
     )
     found = None
     if submissions is not None:
-        found = {s.id: s for s in discover(submissions, skip=[dest], lab=chosen)}
+        from grader.engine.batch.handins import load_roster
+
+        asked = BatchOptions(seed=0, roster=roster, assignment=assignment)
+        listed = load_roster(asked, chosen)
+        found = {s.id: s for s in discover(submissions, skip=[dest], lab=chosen, roster=listed)}
     taken, stand, refused_rows, struck = _entries(records, chosen, found, submissions, lang)
     refused += refused_rows
     rows: list[tuple[int, Row]] = [(e.position, e.row) for e in taken.values()]
@@ -307,7 +317,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             Path(args.submissions) if args.submissions else None,
             args.lang,
             args.lab,
+            args.roster,
+            args.assignment,
         )
+    except UsageError as exc:
+        print(text(exc.code, lang, **exc.params), file=sys.stderr)
+        return 2
     except MergeError as exc:
         print(str(exc), file=sys.stderr)
         return 2
