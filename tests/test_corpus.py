@@ -257,10 +257,12 @@ def test_reference_gets_full_marks(seed: int) -> None:
 # Mistakes that only some inputs show: shown on every seed ---------------------------
 
 # Each needs a case the generators make on purpose (an opposite pair whose cosine
-# rounds below -1, a table taller than VOCAB, rows whose lengths and directions part
-# ways); drawn by chance, such a case is missing on some seeds.
+# rounds below -1, two vectors shorter than 1e-10, a table taller than VOCAB, rows
+# whose lengths and directions part ways); drawn by chance, such a case is missing on
+# some seeds.
 EVERY_SEED = (
     "cosine_clamps_sign_away",
+    "cosine_cutoff_below_norms",
     "nearest_by_cosine_clamps_sign_away",
     "nearest_by_cosine_probe_scored_minus_one",
     "nearest_by_cosine_dot_prefilter",

@@ -59,6 +59,9 @@ EXPECTED = {
     "stretch_bound_is_vocab.py": ("stretch.values", "hint.ids.vocab"),
     "nearest_by_dot_bound_is_vocab.py": ("nearest_by_dot.values", "hint.ids.vocab"),
     "lookup_rejects_last_id.py": ("lookup.values", "hint.lookup.rejects"),
+    # Short vectors given 0.0: not "the plain dot product", whose answer is as short.
+    "cosine_small_norm_zero.py": ("cosine.values", "hint.cosine.short_zero"),
+    "cosine_cutoff_below_norms.py": ("cosine.values", "hint.cosine.short_zero"),
     "lookup_bound_is_width.py": ("lookup.values", "hint.lookup.rejects"),
 }
 

@@ -111,6 +111,11 @@ def _prefiltered(first: str, then: str) -> Callable[..., When]:
     return lists
 
 
+def _short_zero(a: list[float], b: list[float]) -> float:
+    """A cosine of 0.0 wherever a vector is shorter than 1e-9 (a cut-off on lengths)."""
+    return 0.0 if min(oracle.norm(a), oracle.norm(b)) < 1e-9 else oracle.cosine(a, b)
+
+
 def _clamped_cosine(a: list[float], b: list[float]) -> float:
     c = oracle.cosine(a, b)
     return 1.0 if c <= -1.0 + 1e-12 else c
@@ -223,6 +228,9 @@ GUESSES: dict[str, list[Guess]] = {
         ("hint.dot.squares", lambda a, b: oracle.dot(a, a)),
     ],
     "cosine": [
+        # First: where the vectors are short, every model whose answer is as short (the
+        # dot product, say) agrees with 0.0 within the absolute tolerance.
+        ("hint.cosine.short_zero", _short_zero),
         ("hint.cosine.dot", oracle.dot),
         ("hint.cosine.squared", _cos_squared),
         ("hint.cosine.precedence", lambda a, b: oracle.dot(a, b) / oracle.norm(a) * oracle.norm(b)),

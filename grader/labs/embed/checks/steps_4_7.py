@@ -144,6 +144,9 @@ def _cosine(rng: random.Random) -> list[Case]:
         for scale in (gen.TINY, 1.0, gen.LARGE):
             b = gen.scaled_vector(rng, len(a), scale)
             out.append(ret("cosine", (a, b), oracle.cosine(a, b)))
+    # Two lengths under 1e-10 each: their product is under 1e-20, and not zero.
+    a, b = (gen.scaled_vector(rng, 3, gen.TINY / 4) for _ in range(2))
+    out.append(ret("cosine", (a, b), oracle.cosine(a, b)))
     a = gen.above_one(rng, 6)  # the cosine of a with its copy rounds above 1
     out.append(ret("cosine", (a, list(a)), oracle.cosine(a, list(a))))
     opposite = [-x for x in a]  # and with its opposite below -1
