@@ -22,8 +22,6 @@ import site
 import sys
 import sysconfig
 
-import grader
-
 VARIABLE = "EMBED_GRADER_WALLS"  # the folders to keep out, to the child, as JSON
 # The folders the child reads (with its standard library): never kept out whole.
 _SYSTEM = ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc", "/dev", "/proc")
@@ -40,7 +38,10 @@ def kept_out() -> tuple[str, ...]:
     interpreter imports from but its standard library (site-packages, a virtual
     environment, ``PYTHONPATH``, the folder it was started in), less any that holds
     the standard library or the system's folders, which the child needs."""
-    package = os.path.dirname(os.path.realpath(grader.__file__))
+    # This file is grader/engine/sandbox/walls.py: three folders up is the package.
+    package = os.path.realpath(__file__)
+    for _ in range(3):
+        package = os.path.dirname(package)
     found = {os.path.dirname(package)}
     places = list(sys.path)
     try:
