@@ -148,6 +148,11 @@ def main() -> None:
         "--pass", dest="whole", action="store_true", help="time the whole pass on source modules"
     )
     parser.add_argument(
+        "--parts",
+        action="store_true",
+        help="with --pass, also time the fingerprints and the pairs alone",
+    )
+    parser.add_argument(
         "--every-pair",
         type=int,
         default=2000,
@@ -160,7 +165,7 @@ def main() -> None:
         return
     if args.whole:
         for n in args.sizes or [1000, 10000]:
-            time_pass(n, args.seed)
+            time_pass(n, args.seed, args.parts)
         return
     print(
         "%8s %8s %8s %8s %10s %10s"
@@ -284,7 +289,7 @@ def calibrate(sizes: list[int], seed: int) -> None:
                 )
 
 
-def time_pass(n: int, seed: int) -> None:
+def time_pass(n: int, seed: int, parts: bool = False) -> None:
     """The CPU seconds of the whole pass (reading, tokenising, pairs) on ``n`` modules
     of real size, written to files first."""
     import tempfile
@@ -305,6 +310,15 @@ def time_pass(n: int, seed: int) -> None:
         "%8d modules of %.0f bytes on average: %.2f s CPU (%.2f s wall), %d pairs flagged"
         % (n, size, cpu, seconds, found["pairs_flagged"])
     )
+    if parts:
+        start = time.process_time()
+        prints = [similar.fingerprint(name, source) for name, source in modules]
+        middle = time.process_time()
+        similar.similar_pairs(prints)
+        print(
+            "%8d modules: tokens and fingerprints %.2f s CPU, pairs %.2f s CPU"
+            % (n, middle - start, time.process_time() - middle)
+        )
 
 
 if __name__ == "__main__":
