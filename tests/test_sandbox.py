@@ -852,3 +852,30 @@ def test_float_rows_are_not_searched_for_shared_rows() -> None:
     assert searched == [3]
     assert copy == table and copy[0] is copy[2] and copy[0] is not row
     assert math.copysign(1.0, copy[0][1]) == -1.0
+
+
+def test_a_table_of_plain_rows_is_planned_in_one_pass() -> None:
+    # Rows that are lists of plain values are each copied with a slice: the plan of
+    # the table says so at once, without a plan made for each row; rows that are one
+    # object, or that hold more than plain values, are still planned one by one.
+    space: dict = {"__name__": "child_under_test"}
+    exec(compile(child_program(CHILD), "<child>", "exec", dont_inherit=True), space)
+    planned = []
+    plan = space["plan"]
+
+    def counting(m: object) -> object:
+        planned.append(m)
+        return plan(m)
+
+    space["plan"] = counting
+    table = [[0.5, -0.0, 2.0], [1.0, 2.0, 3.0], [], [4.0, 5.0, 6.0]]
+    copy = counting(table)(table)
+    assert len(planned) == 1
+    assert copy == table and all(a is not b for a, b in zip(copy, table))
+    assert math.copysign(1.0, copy[0][1]) == -1.0
+    planned.clear()
+    row = [1.0, 2.0]
+    nested = [[row, row], [[3.0], [4.0]]]
+    copy = counting(nested)(nested)
+    assert len(planned) > 1
+    assert copy == nested and copy[0][0] is copy[0][1] and copy[0][0] is not row

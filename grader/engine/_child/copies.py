@@ -99,10 +99,13 @@ def _copy_flat_tuple(m):
 def _first_places(m):
     """For each item of the list m, the place of the first item that is the same
     list object (its own place when none before it is), or None when no two are."""
+    ids = list(map(id, m))
+    if len(set(ids)) == len(ids):
+        return None  # no two items are one object
     first: dict[int, int] = {}
     places = []
-    for i, e in enumerate(m):
-        places.append(first.setdefault(id(e), i) if type(e) is list else i)
+    for i, (e, k) in enumerate(zip(m, ids)):  # noqa: B905 (Python 3.8)
+        places.append(first.setdefault(k, i) if type(e) is list else i)
     return places if places != list(range(len(m))) else None
 
 
@@ -129,6 +132,12 @@ def plan(m):
                 return out
 
             return copy_shared
+        if (
+            t is list
+            and _ONLY_LISTS == set(map(type, m))
+            and _LEAVES.issuperset(map(type, _chain(m)))
+        ):
+            return _copy_rows  # rows of plain values: each row's plan is _copy_flat
         parts = [plan(e) for e in m]
         if t is list and all(p is _copy_flat for p in parts):
             return _copy_rows
