@@ -19,7 +19,7 @@ import pytest
 
 from grader import grade
 from grader.engine import notebook, notebook_json
-from grader.engine.batch.submissions import discover
+from grader.engine.batch.handins import discover
 from grader.engine.options import UsageError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from grader.engine.batch.cache import CACHE_FILE, Cache, grader_fingerprint
     from grader.engine.batch.command import main, parser
+    from grader.engine.batch.handins import discover
     from grader.engine.batch.job import Graded, Job, grade_one
     from grader.engine.batch.rows import (
         GRADED,
@@ -62,7 +63,6 @@ if TYPE_CHECKING:
     from grader.engine.batch.run import BatchResult, Tampered, run_batch
     from grader.engine.batch.submissions import (
         Submission,
-        discover,
         find_module,
         student_seed,
         watched_files,
@@ -122,7 +122,7 @@ _HOMES = {
     "Tampered": "run",
     "run_batch": "run",
     "Submission": "submissions",
-    "discover": "submissions",
+    "discover": "handins",
     "find_module": "submissions",
     "student_seed": "submissions",
     "watched_files": "submissions",

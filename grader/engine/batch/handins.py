@@ -37,7 +37,7 @@ from grader.engine.batch.submissions import (
     REFUSED,
     Submission,
 )
-from grader.engine.lab import Lab
+from grader.engine.lab import Lab, find
 from grader.engine.messages import text
 
 MAX_ENTRIES = 20000  # entries of the class folder
@@ -175,6 +175,27 @@ def _items(group: _Group) -> list[Item]:
             seen.add(item.name)
             unique.append(item)
     return unique
+
+
+def discover(
+    root: Path,
+    skip: Sequence[Path] = (),
+    lang: str = "en",
+    lab: Lab | None = None,
+    staging: Path | None = None,
+    roster: Roster | None = None,
+) -> list[Submission]:
+    """The submissions in ``root`` for ``lab`` (default: the default lab), sorted by id,
+    with unique ids: one per student.
+
+    Nothing is found through a symbolic link: an entry of ``root`` that is a link,
+    or a module that is one, is refused (status ``refused``), and folders that are
+    links are not searched.  A module that must be copied to be graded (a flat file
+    of Canvas, a renamed copy, a member of an archive) is copied below ``staging``;
+    without it such a module is read where it is, with no report files.  With a
+    ``roster``, every student of it is on exactly one submission.
+    """
+    return gather(root, skip, lang, lab or find(), staging, roster)
 
 
 def gather(

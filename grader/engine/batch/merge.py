@@ -33,10 +33,10 @@ from typing import Any
 from grader.engine.batch import faults, rosterfill, shardfile
 from grader.engine.batch.classout import write_class
 from grader.engine.batch.faults import Fault
+from grader.engine.batch.handins import discover
 from grader.engine.batch.job import problem_feedback
 from grader.engine.batch.rows import GRADER_ERROR, UNSCORED, BatchOptions, Row, write_atomic
 from grader.engine.batch.shardfile import Entry, Record, Refused
-from grader.engine.batch.submissions import discover
 from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import Lab, LabError, find
 from grader.engine.messages import LANGUAGES, default_language, text

@@ -179,16 +179,6 @@ def write_platform(
     return problems(rows, opts.lang)
 
 
-def summary_lines(found: dict[str, list[str]], lang: str) -> list[str]:
-    """The summary's lines of what needs a look before the import, and who is absent."""
-    from grader.engine.messages import text
-
-    lines = [""] + found["absent"] if found.get("absent") else []
-    if found.get("look"):
-        lines += ["", text("handin.summary_title", lang)] + ["  - " + f for f in found["look"]]
-    return lines
-
-
 def needs_look(summary: dict[str, Any]) -> bool:
     """Whether the summary names hand-ins that need a look before the import."""
     return bool((summary.get("identities") or {}).get("look"))

@@ -18,8 +18,6 @@ from pathlib import Path
 
 from grader.engine import notebook, safefs
 from grader.engine.batch.identity import Identity
-from grader.engine.batch.roster import Roster
-from grader.engine.lab import Lab, find
 from grader.engine.sandbox import MAX_MODULE
 
 # How deep inside a submission's folder the module is looked for.
@@ -70,29 +68,6 @@ class Submission:
         if self.absent:
             who["absent"] = "1"
         return who
-
-
-def discover(
-    root: Path,
-    skip: Sequence[Path] = (),
-    lang: str = "en",
-    lab: Lab | None = None,
-    staging: Path | None = None,
-    roster: Roster | None = None,
-) -> list[Submission]:
-    """The submissions in ``root`` for ``lab`` (default: the default lab), sorted by id,
-    with unique ids: one per student (see ``handins``).
-
-    Nothing is found through a symbolic link: an entry of ``root`` that is a link,
-    or a module that is one, is refused (status ``refused``), and folders that are
-    links are not searched.  A module that must be copied to be graded (a flat file
-    of Canvas, a renamed copy, a member of an archive) is copied below ``staging``;
-    without it such a module is read where it is, with no report files.  With a
-    ``roster``, every student of it is on exactly one submission (see ``handins``).
-    """
-    from grader.engine.batch.handins import gather
-
-    return gather(root, skip, lang, lab or find(), staging, roster)
 
 
 def notebook_name(module_file: str) -> str:

@@ -9,7 +9,6 @@ from typing import Any
 
 from grader import __version__
 from grader.engine import layout
-from grader.engine.batch import rosterfill
 from grader.engine.batch.rows import (
     NOT_GRADED,
     STATUSES,
@@ -171,7 +170,7 @@ def summary_text(
     if summary.get("not_graded"):  # the machine ran short: said last, to be seen
         lines += ["", text("batch.machine", lang, n=summary["not_graded"])]
     lines += _fault_lines(summary.get("faults") or [], lang)
-    lines += rosterfill.summary_lines(summary.get("identities") or {}, lang)
+    lines += identity_lines(summary.get("identities") or {}, lang)
     fitted = [piece for line in lines for piece in layout.wrap(line, width, " " * 8)]
     return "\n".join(fitted) + "\n"
 
@@ -248,4 +247,12 @@ def _summary_lines(summary: dict[str, Any], lang: str, width: int) -> list[str]:
             lines += row.split("\n")
         if len(failing) > TOP_FAILING:
             lines.append("  " + t("batch.more_failing", n=len(failing) - TOP_FAILING))
+    return lines
+
+
+def identity_lines(found: dict[str, list[str]], lang: str) -> list[str]:
+    """The summary's lines of what needs a look before the import, and who is absent."""
+    lines = [""] + found["absent"] if found.get("absent") else []
+    if found.get("look"):
+        lines += ["", text("handin.summary_title", lang)] + ["  - " + f for f in found["look"]]
     return lines
