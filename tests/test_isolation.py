@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from timelimits import scaled
@@ -414,3 +415,49 @@ def test_landlock_keeps_out_an_installation_inside_a_system_folder(
     finally:
         shutil.rmtree(installed)
         shutil.rmtree(beside)
+
+
+def _walled_report(tmp_path: Path, isolation: str, python: str | None = None) -> Any:
+    from grader.engine.grading import grade
+
+    reference = Path(__file__).resolve().parent.parent / "embed.py"
+    tmp_path.chmod(0o755)
+    module = tmp_path / "embed.py"
+    module.write_bytes(reference.read_bytes())
+    module.chmod(0o644)
+    return grade(
+        module,
+        seed=3,
+        upto=2,
+        check_reports=False,
+        isolation=isolation,
+        python=python,
+        timeout=scaled(3),
+    )
+
+
+def test_a_single_grading_says_when_its_child_could_read_the_grader(tmp_path: Path) -> None:
+    """The result of one grading records whether its child was walled off the grader's
+    files (None in process mode, where the batch's warning says it), and its text says
+    so when an isolated child was not."""
+    import dataclasses
+
+    from grader.engine.render import render_json, render_text
+
+    report = _walled_report(tmp_path, "process")
+    assert report.meta["walled"] is None
+    assert "Landlock" not in render_text(report)
+    bare = dataclasses.replace(report, meta={**report.meta, "walled": False})
+    for lang in ("en", "ko", "zh"):
+        assert "Landlock" in render_text(bare, lang=lang), lang
+    assert json.loads(render_json(bare))["meta"]["walled"] is False
+
+
+@pytest.mark.skipif(USER_MODE != "", reason="no unprivileged user: %s" % USER_MODE)
+def test_user_mode_records_its_walls(tmp_path: Path) -> None:
+    from grader.engine.render import render_text
+    from grader.engine.sandbox import walls
+
+    report = _walled_report(tmp_path, "user", PUBLIC_PYTHON)
+    assert report.meta["walled"] is (walls.landlock_abi() > 0)
+    assert ("Landlock" in render_text(report)) is (not walls.landlock_abi())

@@ -231,6 +231,7 @@ class Grading(Judging):
                 ]
                 written = writing.result() if writing is not None else Written("not loaded", {})
                 stats = (box.calls, box.child_seconds)
+                walled = box.walled
                 said = printed.collect(outcomes, loaded.output)
                 child.submit(box.close)
             except BaseException:
@@ -260,6 +261,8 @@ class Grading(Judging):
                 "constants": list(self.lab.constants),
                 "printed": said,
                 "notebook": self.cells.notes(self.lab.names) if self.cells is not None else None,
+                # False: isolated from the grader, yet able to read its files (no Landlock).
+                "walled": walled,
             },
         )
 
