@@ -315,7 +315,9 @@ def test_messages_name_what_is_wrong():
     assert "could not be read" in invalid["report.json.values.vocab"].message
 
     heading = by_id(reports.check(CORPUS / "missing_section"))["report.md.headings"].message
-    assert "## √d 를 곱하면 무엇이 달라지나" in heading and "## √d를 곱하면 무엇이 바뀌나" in heading
+    assert (
+        "## √d 를 곱하면 무엇이 달라지나" in heading and "## √d를 곱하면 무엇이 바뀌나" in heading
+    )
 
     figures = by_id(reports.check(CORPUS / "figures_disagree"))["report.md.figures"]
     assert figures.details["figures"] == 30 and len(figures.details["problems"]) == 5

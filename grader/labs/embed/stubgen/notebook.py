@@ -127,8 +127,11 @@ def build(module: str, readme: str, lang: str, wheel: str = PLACEHOLDER) -> dict
             % (json.dumps(list(WHEEL_FOLDERS)), json.dumps(WHEEL_GLOB)),
             "    )",
             "    if not (EMBED_GRADER_WHEEL or _found):",
-            "        raise FileNotFoundError(%s)"
+            # As ruff formats it: the message on a line of its own.
+            "        raise FileNotFoundError(",
+            "            %s"
             % json.dumps(read(MESSAGES, lang)["nbcell.missing"], ensure_ascii=False),
+            "        )",
             "    _wheel = EMBED_GRADER_WHEEL or str(_found[-1])",
             '    %pip install -q "{_wheel}"',
             "from grader.engine.nbcheck import checker",
