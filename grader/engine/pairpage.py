@@ -123,10 +123,10 @@ def pair_page(pair: dict[str, Any], source_a: str, source_b: str, lang: str) -> 
         if names:
             functions.append(
                 "<p>%s</p>"
-                % t("similar.functions_in", of=side, other=other, names=", ".join(map(str, names)))
+                % t("page.functions_in", of=side, other=other, names=", ".join(map(str, names)))
             )
-    head = t("similar.holds", holder=b, held=a, share=_percent(pair.get("a_in_b")))
-    head += "; " + t("similar.holds", holder=a, held=b, share=_percent(pair.get("b_in_a")))
+    head = t("page.holds", holder=b, held=a, share=_percent(pair.get("a_in_b")))
+    head += "; " + t("page.holds", holder=a, held=b, share=_percent(pair.get("b_in_a")))
     return (
         "<!DOCTYPE html>\n"
         '<html lang="%s"><head><meta charset="utf-8">'
@@ -140,12 +140,12 @@ def pair_page(pair: dict[str, Any], source_a: str, source_b: str, lang: str) -> 
         % (
             safe(lang),
             CSP,
-            t("similar.page_title", a=a, b=b),
+            t("page.pair_title", a=a, b=b),
             _STYLE,
-            t("similar.page_title", a=a, b=b),
+            t("page.pair_title", a=a, b=b),
             head,
             "".join(functions),
-            t("similar.advisory", passages=len(found)),
+            t("page.pair_advisory", passages=len(found)),
             "".join(items),
             safe(a),
             safe(b),
