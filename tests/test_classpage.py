@@ -603,7 +603,7 @@ def test_the_students_come_before_the_charts_and_the_mistakes(
     assert page.index('id="search"') < page.index("<svg")
 
 
-def a_class_of(n: int, tmp_path: Path) -> Path:
+def a_class_of(n: int, tmp_path: Path, functions: list[str] | None = None) -> Path:
     """The page of ``n`` students with ids as long as a classroom's (assignment_user),
     every one of them flagged alike with three others and more."""
     import dataclasses
@@ -621,7 +621,8 @@ def a_class_of(n: int, tmp_path: Path) -> Path:
     ids = [r.id for r in rows]
     # The similarity pass's part of the summary, as ``grader.engine.similar`` writes it.
     pair = {"similarity": 0.9, "a_in_b": 0.9, "b_in_a": 0.8, "shared": 40, "by": "whole"}
-    pair.update({"holder": "", "a_functions_in_b": [], "b_functions_in_a": [], "page": ""})
+    found = list(functions or [])
+    pair.update({"holder": "", "a_functions_in_b": found, "b_functions_in_a": found, "page": ""})
     pairs = [dict(pair, a=a, b=b) for i, a in enumerate(ids) for b in ids[i + 1 : i + 6]]
     summary["similar"] = {
         "method": "winnowing",
@@ -676,6 +677,26 @@ def test_browser_students_table_fits_1400_and_800(browser: Any, tmp_path: Path) 
         browser.set_window_size(1200, 1600)
 
 
+def test_browser_the_similar_pairs_stay_short(browser: Any, tmp_path: Path) -> None:
+    """A class whose pairs each name the functions found: the page shows the strongest
+    pairs, one line each with the functions folded away, and points to the rest."""
+    from grader.engine.classpage import PAIRS_SHOWN
+
+    page = a_class_of(60, tmp_path, functions=[("f%d" % i) * 4 for i in range(20)])
+    try:
+        browser.set_window_size(1400, 1000)
+        open_page(browser, page)
+        height, rows = browser.execute_script(
+            "const s = document.getElementById('similar');"
+            "return [s.getBoundingClientRect().height, s.querySelectorAll('table.pairs tbody tr').length];"
+        )
+        assert rows == PAIRS_SHOWN
+        assert height < 160 * PAIRS_SHOWN, height
+        assert "more in similarity.json" in page.read_text(encoding="utf-8")
+    finally:
+        browser.set_window_size(1200, 1600)
+
+
 def axe_core() -> str:
     """axe-core's script, from the git-ignored ``.cache/axe`` (where ``.ci/run`` installs
     it), a ``node_modules`` of the checkout or npm's global folder; else the test skips."""
@@ -712,7 +733,9 @@ def test_browser_axe_core_finds_no_violation(
     axe = axe_core()
     out, result = graded
     marked = next(r for r in result.rows if "onerror" in r.id)
-    pages = [out / "report.html"] + [
+    pairs = sorted((out / "similar").glob("pair-*.html"))
+    assert pairs, "the class has a flagged pair, with its side-by-side page"
+    pages = [out / "report.html", pairs[0]] + [
         out / "feedback" / ("%s.html" % ident) for ident in ("bob", "carol", marked.id)
     ]
     try:

@@ -43,6 +43,8 @@ TOP_MISTAKES = 20
 PAGE_SIZE = 50
 # Entries of the lists that can grow with the class (problems, copies of a solution).
 LISTED = 100
+# Flagged pairs shown on the class page; similarity.json lists every one.
+PAIRS_SHOWN = 25
 FAILING_STATES = ("fail", "error", "timeout")
 
 
@@ -304,6 +306,7 @@ def write_pages(
         page_size=PAGE_SIZE,
         pages=max(1, -(-len(rows) // PAGE_SIZE)),
         listed=LISTED,
+        pairs_shown=PAIRS_SHOWN,
         roster_data=roster_data,
         flag_text=flag_text,
         problems=[r for r in rows if r.status != GRADED],

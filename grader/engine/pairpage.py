@@ -25,6 +25,7 @@ from grader.engine.simtokens import Tokens, normalize
 from grader.engine.winnowing import K, grams
 
 FOLDER = "similar"
+CLASS_PAGE = "report.html"  # the class page, one folder up (grader.engine.classpage.PAGE)
 MAX_PAGES = 1000
 # At most this many lines of one module are shown.
 MAX_LINES = 5000
@@ -37,7 +38,7 @@ _STYLE = (
     "table.code{border-collapse:collapse;width:100%;table-layout:fixed}"
     "td.side{vertical-align:top;width:50%;padding:0 .5em}"
     "pre{margin:0;font-size:12px;white-space:pre-wrap;word-break:break-all}"
-    "span.n{color:#888;user-select:none}"
+    "span.n{color:#555;user-select:none}"
     ".muted{color:#555}"
     ".p0{background:#ffd6d6}.p1{background:#d6f5d6}.p2{background:#d6e4ff}"
     ".p3{background:#fff3c4}.p4{background:#f0d6ff}.p5{background:#d6fff8}"
@@ -133,15 +134,18 @@ def pair_page(pair: dict[str, Any], source_a: str, source_b: str, lang: str) -> 
         '<meta http-equiv="Content-Security-Policy" content="%s">'
         '<meta name="referrer" content="no-referrer">'
         "<title>%s</title><style>%s</style></head><body>"
+        '<header><nav><a href="../%s">%s</a></nav></header><main>'
         '<h1>%s</h1><p>%s</p>%s<p class="muted">%s</p><ol>%s</ol>'
         '<table class="code"><tr><th>%s</th><th>%s</th></tr>'
         '<tr><td class="side">%s</td><td class="side">%s</td></tr></table>'
-        "</body></html>\n"
+        "</main></body></html>\n"
         % (
             safe(lang),
             CSP,
             t("page.pair_title", a=a, b=b),
             _STYLE,
+            CLASS_PAGE,
+            t("page.back"),
             t("page.pair_title", a=a, b=b),
             head,
             "".join(functions),
