@@ -805,3 +805,38 @@ def test_browser_keyboard_path(browser: Any, graded: tuple[Path, BatchResult]) -
     press(Keys.ENTER)
     assert browser.title.startswith("Class report")
     assert browser.current_url == (out / "report.html").resolve().as_uri()
+
+
+def test_the_students_table_counts_every_pair_not_only_those_listed(tmp_path: Path) -> None:
+    """A student flagged with classmates past the summary's list of pairs is still shown
+    as alike in the students' table, with how many."""
+    import dataclasses
+
+    from bench_classpage import make_rows
+
+    from grader.engine.batch import summarize, write_atomic
+    from grader.engine.classpage import write_pages
+    from grader.engine.similar import partners
+
+    rows = make_rows(12)
+    rows = [dataclasses.replace(r, id="student%02d" % i) for i, r in enumerate(rows)]
+    ids = [r.id for r in rows]
+    loner = ids[-1]
+    pairs = [dataclasses.make_dataclass("M", ["a", "b"])(loner, other) for other in ids[:7]]
+    assert partners(pairs)[loner] == {"n": 7, "some": ids[:3]}
+    summary = summarize(rows, BatchOptions(seed=1), 0.0)
+    summary["similar"] = {
+        "method": "winnowing",
+        "threshold": 0.5,
+        "min_shared": 10,
+        "pairs": [],  # none of them listed
+        "pairs_flagged": 7,
+        "pairs_file": "similarity.json",
+        "partners": partners(pairs),
+        "collectors": [],
+        "close_to_solutions": [],
+    }
+    (tmp_path / "feedback").mkdir()
+    page = write_pages(tmp_path, rows, summary, "en", write_atomic).read_text(encoding="utf-8")
+    assert "%s, %s, %s (+4)" % tuple(ids[:3]) in page
+    assert "%s" % loner in page

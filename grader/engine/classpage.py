@@ -260,10 +260,18 @@ def write_pages(
     points = {int(s): float(v["max"]) for s, v in summary["steps"].items()}
     script, script_hash = _script()
     similar = summary.get("similar") or {}
+    # Every pair counts, also those beyond the summary's list.
     flags: dict[str, list[str]] = {}
-    for p in similar.get("pairs", []):
-        flags.setdefault(p["a"], []).append(p["b"])
-        flags.setdefault(p["b"], []).append(p["a"])
+    more: dict[str, int] = {}
+    listed = similar.get("partners")
+    if isinstance(listed, dict):
+        for ident, entry in listed.items():
+            flags[ident] = list(entry.get("some", []))
+            more[ident] = int(entry.get("n", 0)) - len(flags[ident])
+    else:
+        for p in similar.get("pairs", []):
+            flags.setdefault(p["a"], []).append(p["b"])
+            flags.setdefault(p["b"], []).append(p["a"])
     for c in similar.get("close_to_solutions", []):
         flags.setdefault(c["id"], []).append(c["solution"])
 
@@ -273,7 +281,8 @@ def write_pages(
 
     def flag_text(ident: str) -> str:
         alike = flags.get(ident, [])
-        return ", ".join(alike[:3]) + (" (+%d)" % (len(alike) - 3) if len(alike) > 3 else "")
+        hidden = max(len(alike) - 3, 0) + more.get(ident, 0)
+        return ", ".join(alike[:3]) + (" (+%d)" % hidden if hidden else "")
 
     steps = sorted(points)
     roster_data = {

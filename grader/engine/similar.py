@@ -27,7 +27,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -245,12 +245,26 @@ def _pass(
         "compared": len(prints),
         "pairs_flagged": len(pairs),
         "pairs": [m.to_dict() for m in pairs],
+        "partners": partners(pairs),
         "collectors": [c.to_dict() for c in collectors(prints, pairs)],
         "close_to_solutions": close,
         "unread": unread[:MAX_UNREAD],
         "unread_count": len(unread),
     }
     return found if out is None else _written(out, found, dict(modules), lang)
+
+
+def partners(pairs: Sequence[Any], shown: int = 3) -> dict[str, dict[str, Any]]:
+    """For every module flagged with others: how many, and the first ``shown`` of them
+    (most alike first), over every pair, not only those the summary lists."""
+    found: dict[str, dict[str, Any]] = {}
+    for m in pairs:
+        for one, other in ((m.a, m.b), (m.b, m.a)):
+            entry = found.setdefault(one, {"n": 0, "some": []})
+            entry["n"] += 1
+            if len(entry["some"]) < shown:
+                entry["some"].append(other)
+    return found
 
 
 def _written(out: Path, found: dict[str, Any], paths: dict[str, Path], lang: str) -> dict[str, Any]:
