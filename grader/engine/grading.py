@@ -179,11 +179,10 @@ class Grading(Judging):
             Worker() as child,
         ):
             # The child starts and imports the module while the cases are drawn and
-            # their arguments encoded; it runs the calls (those that measure the
-            # report's figures among them) while the report step gets ready here and
-            # each answer is judged as it arrives, then the module's report writer
-            # while the last answers are judged.  The child is closed while the
-            # report is graded.
+            # their arguments encoded; it runs the calls (those measuring the report's
+            # figures among them) while the report step gets ready here and each answer
+            # is judged as it arrives, then the report writer while the last answers
+            # are judged.  The child is closed while the report is graded.
             try:
                 # Started from the worker, each step would wait for this busy thread.
                 box.spawn()
@@ -230,8 +229,7 @@ class Grading(Judging):
                     if selected(check.id, check.function, check.step, self.opts)
                 ]
                 written = writing.result() if writing is not None else Written("not loaded", {})
-                stats = (box.calls, box.child_seconds)
-                walled = box.walled
+                stats = (box.calls, box.child_seconds, box.walled)
                 said = printed.collect(outcomes, loaded.output)
                 child.submit(box.close)
             except BaseException:
@@ -261,8 +259,7 @@ class Grading(Judging):
                 "constants": list(self.lab.constants),
                 "printed": said,
                 "notebook": self.cells.notes(self.lab.names) if self.cells is not None else None,
-                # False: isolated from the grader, yet able to read its files (no Landlock).
-                "walled": walled,
+                "walled": stats[2],  # False: a user of its own that could read the grader
             },
         )
 
