@@ -110,12 +110,29 @@ def _verdicts(report: Report) -> dict[str, tuple[Any, ...]]:
     }
 
 
+# Wrong modules whose answers depend on where the child's allocator puts a new table
+# (a cache keyed by id(table)): whether a later call of another check meets a reused
+# address is chance, in either edition, run to run.  The blamed function's own checks
+# catch it on every run; what its callers inherit from it may differ.
+BY_ADDRESS = {"lookup_caches_by_id"}
+
+
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: "%s/%s" % (p.parent.name, p.stem))
 def test_both_editions_agree_on_every_corpus_module(prepared: data.Prepared, path: Path) -> None:
     seed = prepared.common["seeds"][0]
     theirs = grade(path, seed=seed, check_reports=False)
     mine = grade(path, seed=0, check_reports=False, lab=SPEC)
     assert theirs.grader_error == mine.grader_error == ""
+    if path.stem in BY_ADDRESS:
+        blame = path.read_text("utf-8").splitlines()[0][len("# blame: ") :]
+        names = {n.strip() for n in blame.split(",")}
+
+        def own(report: Report) -> dict[str, tuple[Any, ...]]:
+            return {k: v for k, v in _verdicts(report).items() if k.split(".")[0] in names}
+
+        assert own(mine) == own(theirs)
+        assert mine.blamed() == theirs.blamed() == names
+        return
     assert _verdicts(mine) == _verdicts(theirs)
     assert mine.blamed() == theirs.blamed()
     assert mine.score == theirs.score
