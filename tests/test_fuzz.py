@@ -174,7 +174,7 @@ class Scripted:
     def __init__(self, path: Any, **kw: Any) -> None:
         self.calls = 0
         self.child_seconds = 0.0
-        self.walled = None  # as a child of process mode
+        self.exposed = False  # as a child of process mode
 
     def __enter__(self) -> Scripted:
         return self

@@ -437,20 +437,20 @@ def _walled_report(tmp_path: Path, isolation: str, python: str | None = None) ->
 
 
 def test_a_single_grading_says_when_its_child_could_read_the_grader(tmp_path: Path) -> None:
-    """The result of one grading records whether its child was walled off the grader's
-    files (None in process mode, where the batch's warning says it), and its text says
-    so when an isolated child was not."""
+    """The result of one grading records whether its child, run as a user of its own,
+    could still read the grader's files (never in process mode, where the batch's warning
+    says it, nor in bwrap, which hides them), and its text says so when it could."""
     import dataclasses
 
     from grader.engine.render import render_json, render_text
 
     report = _walled_report(tmp_path, "process")
-    assert report.meta["walled"] is None
+    assert report.meta["exposed"] is False
     assert "Landlock" not in render_text(report)
-    bare = dataclasses.replace(report, meta={**report.meta, "walled": False})
+    bare = dataclasses.replace(report, meta={**report.meta, "exposed": True})
     for lang in ("en", "ko", "zh"):
         assert "Landlock" in render_text(bare, lang=lang), lang
-    assert json.loads(render_json(bare))["meta"]["walled"] is False
+    assert json.loads(render_json(bare))["meta"]["exposed"] is True
 
 
 @pytest.mark.skipif(USER_MODE != "", reason="no unprivileged user: %s" % USER_MODE)
@@ -459,5 +459,14 @@ def test_user_mode_records_its_walls(tmp_path: Path) -> None:
     from grader.engine.sandbox import walls
 
     report = _walled_report(tmp_path, "user", PUBLIC_PYTHON)
-    assert report.meta["walled"] is (walls.landlock_abi() > 0)
+    assert report.meta["exposed"] is (not walls.landlock_abi())
     assert ("Landlock" in render_text(report)) is (not walls.landlock_abi())
+
+
+@pytest.mark.skipif(BWRAP != "", reason="bubblewrap cannot run: %s" % BWRAP)
+def test_bubblewrap_is_never_said_to_expose_the_grader(tmp_path: Path) -> None:
+    from grader.engine.render import render_text
+
+    report = _walled_report(tmp_path, "bwrap")
+    assert report.meta["exposed"] is False
+    assert "Landlock" not in render_text(report)

@@ -229,7 +229,7 @@ class Grading(Judging):
                     if selected(check.id, check.function, check.step, self.opts)
                 ]
                 written = writing.result() if writing is not None else Written("not loaded", {})
-                stats = (box.calls, box.child_seconds, box.walled)
+                stats = (box.calls, box.child_seconds, box.exposed)
                 said = printed.collect(outcomes, loaded.output)
                 child.submit(box.close)
             except BaseException:
@@ -259,7 +259,7 @@ class Grading(Judging):
                 "constants": list(self.lab.constants),
                 "printed": said,
                 "notebook": self.cells.notes(self.lab.names) if self.cells is not None else None,
-                "walled": stats[2],  # False: a user of its own that could read the grader
+                "exposed": stats[2],  # a user of its own that could read the grader
             },
         )
 

@@ -216,7 +216,7 @@ def _notes(report: Report, t: Callable[..., str], verbose: bool) -> list[_Entry]
         lines.append(_Entry("note", _PROSE, "  · " + printed.note(fn, entry, t)))
     for line in notebook.notes(report.meta.get("notebook"), t):
         lines.append(_Entry("note", _PROSE, "  · " + line))
-    if report.meta.get("walled") is False:
+    if report.meta.get("exposed"):
         lines.append(_Entry("note", _PROSE, "  · " + t("render.unwalled")))
     advisory = [c for c in report.checks if c.status is Status.ADVISORY and c.code != "not_started"]
     if verbose:

@@ -28,6 +28,12 @@ class Sandbox(Running):
     ``child_seconds`` and ``restarts`` count what ``run`` did.
     """
 
+    @property
+    def exposed(self) -> bool:
+        """A child of a user of its own that could still read the grader's files (no
+        Landlock); bubblewrap hides them by itself, and process mode is warned of apart."""
+        return self.isolation == "user" and self.walled is False
+
     def __enter__(self) -> Sandbox:
         return self
 
