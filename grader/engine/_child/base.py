@@ -12,6 +12,7 @@ import _thread
 import array
 import binascii
 import builtins
+import gc
 import importlib.machinery
 import itertools
 import json
@@ -76,6 +77,7 @@ _READ_FLAGS = (
     | getattr(os, "O_NOCTTY", 0)
 )
 _perf = time.perf_counter
+_gc_freeze = getattr(gc, "freeze", None) or (lambda: None)
 _array = array.array
 _Struct = _struct.Struct
 _b2a = binascii.b2a_base64

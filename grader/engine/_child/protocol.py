@@ -109,6 +109,9 @@ class Child(_Watching):
     def run(self, msg):
         values = msg.get("values") or {}
         plans: dict[str, Any] = {}
+        # What exists now (the module, the run's values) stays: the collector need not
+        # walk it again and again while the calls make their copies.
+        _gc_freeze()
         for call in msg["calls"]:
             self.call(call, values, plans)
 
