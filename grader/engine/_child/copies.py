@@ -193,6 +193,31 @@ def _same_leaf(a, b):
     return a == b
 
 
+def _same_items(live, master):
+    """Whether the rows of live (exact lists, of the lengths of master's rows) hold the
+    very objects master's rows hold, in order.
+
+    The items of all rows are taken as one list by the collector's traversal of each
+    row (a C loop that calls nothing of the items), and the two lists' arrays of
+    pointers compared as bytes: about a tenth of comparing item by item."""
+    if _ITEMS is not None:
+        try:
+            known = _KNOWN.get(id(master))
+            if known is None or known[0] is not master:
+                known = (master, _ITEMS(_referents(*master)))
+                if len(master) >= 64:  # a large table: kept for its next calls
+                    _KNOWN[id(master)] = known  # (holding master, so its id is not reused)
+            return _ITEMS(_referents(*live)) == known[1]
+        except BaseException:
+            pass
+    return all(map(_is, _chain(live), _chain(master)))
+
+
+# The item arrays of the large tables of a run, by the id of the table: a run's shared
+# values go to many calls.  Emptied after each run.
+_KNOWN = {}  # type: dict[int, tuple[Any, bytes]]
+
+
 def changed(live, master, path):
     """The first place where live differs from master (same type, same value), or None.
 
@@ -214,7 +239,7 @@ def changed(live, master, path):
             t is list
             and _ONLY_LISTS == set(map(type, live)) == set(map(type, master))
             and list(map(len, live)) == list(map(len, master))
-            and all(map(_is, _chain(live), _chain(master)))
+            and _same_items(live, master)
         ):
             return None  # a table whose rows hold the very same numbers
         for i, (a, b) in enumerate(zip(live, master)):  # noqa: B905 (Python 3.8)

@@ -112,8 +112,11 @@ class Child(_Watching):
         # What exists now (the module, the run's values) stays: the collector need not
         # walk it again and again while the calls make their copies.
         _gc_freeze()
-        for call in msg["calls"]:
-            self.call(call, values, plans)
+        try:
+            for call in msg["calls"]:
+                self.call(call, values, plans)
+        finally:
+            _KNOWN.clear()
 
     def call(self, call, values, plans):
         cid = call["id"]
