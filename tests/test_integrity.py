@@ -378,6 +378,7 @@ def test_a_module_left_behind_by_an_older_install_does_not_stop_a_batch(
     # dataclasses (``from grader.engine import similar`` reads the package's name).
     import grader.engine
 
+    importlib.import_module("grader.engine.similar")  # run alone, nothing loaded it yet
     monkeypatch.setattr(grader.engine, "similar", sys.modules["grader.engine.similar"])
     monkeypatch.delitem(sys.modules, "grader.engine.similar", raising=False)
     with pytest.raises(ModuleNotFoundError):
