@@ -175,20 +175,30 @@ def similar_pairs(
     # A fingerprint only one module holds pairs it with no one.
     rare = {h for h, n in held.items() if 1 < n <= limit}
     scarce = {h for h, n in held.items() if 1 < n <= few}
-    bit = {h: b for b, h in enumerate(h for h, n in held.items() if n > limit)}
-    index: dict[int, list[int]] = {}
+    everywhere = {h for h, n in held.items() if n > limit}
+    index: dict[int, list[int]] = {h: [] for h in rare}
     own_rare = []
+    repeat = itertools.repeat
     for i, p in enumerate(prints):
         mine = p.hashes & rare
         own_rare.append(mine)
-        for h in mine:
-            index.setdefault(h, []).append(i)
-    common = [_mask(p.hashes & bit.keys(), bit) for p in prints]
+        any(map(list.append, map(index.__getitem__, mine), repeat(i)))  # index[h] += [i]
+    # A pair shares at most as many of the fingerprints much of the class holds as
+    # the fewer of the two hold, less those only one of them holds: at least the bits
+    # of its sketch the other's sketch lacks (each fingerprint, one bit of 2,048).
+    common = [p.hashes & everywhere for p in prints]
+    counts = [len(c) for c in common]
+    sketches = _sketches(common, everywhere)
+    lacking = [_SKETCH_FULL ^ c for c in sketches]
     sizes = [len(p.hashes) for p in prints]
-    counts = [c.bit_count() for c in common]
-    # The smaller module of a pair flagged on its shares holds at least ``threshold``
-    # of its own fingerprints in the other; at most ``counts`` of them are common ones.
-    least = [threshold * size - 1 for size in sizes]  # less one, for rounding
+    # The fewest fingerprints a pair shares to be flagged on its shares, by the size
+    # of the smaller module (and never fewer than ``min_shared``).
+    need = [min_shared] * (max(sizes, default=0) + 1)
+    for size in range(1, len(need)):
+        t = max(min_shared, int(threshold * size) - 1)
+        while t / size < threshold:
+            t += 1
+        need[size] = t
     # A pair flagged on its functions shares this many fingerprints few modules hold.
     least_few = min_shared * FUNCTION_SHARE / 2
     has_units = [sum(1 for n, u in p.units if n and len(u) >= FUNCTION_MIN) for p in prints]
@@ -208,29 +218,38 @@ def similar_pairs(
                 later.extend(after)
                 if h in scarce:
                     later_few.extend(after)
+        if not later:
+            continue
         units_too = has_units[i] >= MIN_FUNCTIONS
         by_few = {
             j
             for j, c in Counter(later_few).items()
             if c >= least_few and (units_too or has_units[j] >= MIN_FUNCTIONS)
         }
-        size, need, own, mine_too = sizes[i], least[i], counts[i], same[i]
-        for j, n in Counter(later).items():
-            by_units = False
-            if n + (own if own < counts[j] else counts[j]) < (
-                need if size <= sizes[j] else least[j]
-            ):
-                if j not in by_few:
-                    continue
-                by_units = True
-            elif by_few:
-                by_units = j in by_few
+        shares = Counter(later)
+        others = list(shares)
+        rares = list(shares.values())
+        size, mine_sketch = sizes[i], sketches[i]
+        # A pair shares at most the rare ones it shares and this module's common ones
+        # but those the other surely lacks.
+        room = counts[i] - need[min(size, min(map(sizes.__getitem__, others)))]
+        if room + max(rares) < 0:
+            hits: Iterable[int] = ()
+        else:
+            lacks = map(int.bit_count, map(mine_sketch.__and__, map(lacking.__getitem__, others)))
+            hits = itertools.compress(others, map(int.__le__, lacks, map(room.__add__, rares)))
+        mine_too = same[i]
+        for j in sorted(set(hits) | by_few):
             if mine_too and same[j] is mine_too:
                 continue  # an identical module: below
-            n += (common[i] & common[j]).bit_count()
-            if n < min_shared:
+            least = need[min(size, sizes[j])]
+            by_units = j in by_few
+            if not by_units and (
+                counts[i] + shares[j] - (mine_sketch & lacking[j]).bit_count() < least
+            ):
                 continue
-            if max(n / sizes[i], n / sizes[j]) >= threshold or by_units:
+            n = len(prints[i].hashes & prints[j].hashes)
+            if n >= least or (by_units and n >= min_shared):
                 m = _match(prints[i], prints[j], n)
                 if flagged(m, threshold, min_shared):
                     found.append(m)
@@ -267,11 +286,23 @@ def few_limit(modules: int) -> int:
     return max(FEW_AT_LEAST, int(FEW_SHARE * modules))
 
 
-def _mask(hashes: Iterable[int], bit: dict[int, int]) -> int:
-    mask = 0
-    for h in hashes:
-        mask |= 1 << bit[h]
-    return mask
+_SKETCH = 2048
+_SKETCH_FULL = (1 << _SKETCH) - 1
+_ONE = itertools.repeat(ord("1"))
+
+
+def _sketches(sets: Sequence[Iterable[int]], hashes: Iterable[int]) -> list[int]:
+    """Each set (of ``hashes``) as ``_SKETCH`` bits, a hash's bit its low bits: a bit
+    that is set in one sketch and not in another stands for a hash only the first holds."""
+    top = _SKETCH - 1
+    digit = {h: top - (h & top) for h in hashes}  # the first digit is the highest bit
+    zeros = b"0" * _SKETCH
+    out = []
+    for held in sets:
+        digits = bytearray(zeros)
+        any(map(digits.__setitem__, map(digit.__getitem__, held), _ONE))
+        out.append(int(digits, 2))
+    return out
 
 
 @dataclass(frozen=True)
