@@ -1,7 +1,8 @@
 """Submissions that look alike: winnowed token fingerprints, as MOSS computes them.
 
 Advisory only: nothing here changes a score.  Each module becomes a set of
-winnowed hashes of its normalised tokens (``simtokens.py``, ``winnowing.py``):
+winnowed hashes of its normalised tokens (``simtokens.py``, read sooner by
+``simscan.py``, and ``winnowing.py``):
 renaming variables, methods or attributes, reformatting or slipping in statements
 that do nothing changes nothing.  Pairs are flagged on their shares, or on the
 functions one takes from the other (``simindex.py``); fingerprints of the exercise's
@@ -49,13 +50,16 @@ from grader.engine.simindex import (
     flagged,
     similar_pairs,
 )
+from grader.engine.simscan import scan_rows
 from grader.engine.simtokens import normalize
 from grader.engine.winnowing import (
+    LAID,
     METHOD,
     K,
     W,
     normalized_tokens,
     refers_to_grader,
+    units_of_rows,
     winnow,
     winnow_units,
 )
@@ -85,16 +89,25 @@ ORACLE = "grader oracle"
 REFERENCE = "reference solution"
 
 
+def module_prints(
+    source: str,
+) -> tuple[frozenset[int], tuple[tuple[str, frozenset[int]], ...], int, str]:
+    """A module's fingerprints, those of each function, how many normalised tokens it
+    has and what in it points at the grader's files: from ``simscan`` (the tokens of
+    ``normalize``, sooner), else from ``normalize``."""
+    found = scan_rows(source) if LAID else None
+    if found is None:
+        tokens = normalize(source)
+        hashes, units = winnow_units(tokens)
+        return hashes, units, len(tokens.tokens), tokens.refers
+    laid, count, starts, _, refers = found
+    hashes, units = units_of_rows(laid, starts)
+    return hashes, units, count, refers
+
+
 def fingerprint(name: str, source: str, base: frozenset[int] = frozenset()) -> Fingerprint:
-    found = normalize(source)
-    hashes, units = winnow_units(found)
-    return Fingerprint(
-        name,
-        hashes - base,
-        len(found.tokens),
-        found.refers,
-        tuple((n, u - base) for n, u in units),
-    )
+    hashes, units, tokens, refers = module_prints(source)
+    return Fingerprint(name, hashes - base, tokens, refers, tuple((n, u - base) for n, u in units))
 
 
 def _read(path: Path) -> str | None:
@@ -307,6 +320,8 @@ class _Cache:
             pass
 
     def fingerprint(self, name: str, source: str, base: frozenset[int]) -> Fingerprint:
+        if self.path is None:  # nothing to read and nothing kept
+            return fingerprint(name, source, base)
         key = hashlib.sha256(source.encode("utf-8", "replace")).hexdigest()
         entry = self.old.get(key) or self.new.get(key)
         try:
@@ -322,22 +337,15 @@ class _Cache:
                 return found
         except (KeyError, TypeError, ValueError):
             pass
-        tokens = normalize(source)
-        hashes, units = winnow_units(tokens)
-        refers = tokens.refers
-        if self.path is not None:  # without a file, nothing is kept
-            self.new[key] = {
-                "hashes": sorted(hashes),
-                "tokens": len(tokens.tokens),
-                "refers": refers,
-                "units": [[n, sorted(u)] for n, u in units],
-            }
+        hashes, units, tokens, refers = module_prints(source)
+        self.new[key] = {
+            "hashes": sorted(hashes),
+            "tokens": tokens,
+            "refers": refers,
+            "units": [[n, sorted(u)] for n, u in units],
+        }
         return Fingerprint(
-            name,
-            hashes - base,
-            len(tokens.tokens),
-            refers,
-            tuple((n, u - base) for n, u in units),
+            name, hashes - base, tokens, refers, tuple((n, u - base) for n, u in units)
         )
 
     def save(self) -> None:
