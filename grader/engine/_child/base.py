@@ -189,7 +189,7 @@ def _list_items():
             _restype_ = Object
             _argtypes_ = (Word, Size)
 
-        string_at = At(_ctypes._string_at_addr)
+        string_at = At(getattr(_ctypes, "_string_at_addr"))  # noqa: B009 (not in the stubs)
         get = _ctypes._SimpleCData.__dict__["value"].__get__
         word = _ctypes.sizeof(Word)
         items_at = 3 * word  # after the reference count, the type and the size
@@ -200,7 +200,7 @@ def _list_items():
             n = len(lst)
             return string_at(get(at(id(lst) + items_at)), n * word) if n else b""
 
-        probe = []  # type: list[Any]
+        probe = []  # type: list[object]
         for step in range(40):
             probe.append(object() if step % 3 else step * 0.5)
             if items(probe) != b"".join(map(pointers, map(id, probe))):
