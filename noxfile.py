@@ -139,7 +139,7 @@ def exercises(session: nox.Session) -> None:
         "exercises/embed.py",
         *session.posargs,
     )
-    session.run("python", "-m", "grader.engine.prints", *session.posargs)
+    session.run("python", "-m", "grader.engine.similarity.shipped", *session.posargs)
     session.run("python", "-m", "grader.labs.embed.stubgen.notebook", *session.posargs)
 
 

@@ -23,11 +23,11 @@ __all__ = ["CheckResult", "Report", "Status", "UsageError", "__version__", "grad
 def __getattr__(name: str) -> Any:
     # Imported on first use, so that `grader.labs.embed.oracle` and friends load on their own.
     if name in ("grade", "UsageError"):
-        from grader.engine import grading as engine
+        from grader.engine.grading import grade as engine
 
         return getattr(engine, name)
     if name in ("CheckResult", "Report", "Status"):
-        from grader.engine import results
+        from grader.engine.vocabulary import results
 
         return getattr(results, name)
     raise AttributeError("module 'grader' has no attribute %r" % name)

@@ -1,3 +1,3 @@
-from grader.engine.cli import console
+from grader.engine.commands.cli import console
 
 console()

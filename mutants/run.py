@@ -96,7 +96,7 @@ def reference_mutants(path: Path = REFERENCE) -> list[Mutant]:
 def grade_file(path: str, seed: int, timeout: float, ident: str = "") -> Outcome:
     """Grade one module; runs in a worker process."""
     from grader import grade
-    from grader.engine.results import Status
+    from grader.engine.vocabulary.results import Status
 
     start = time.perf_counter()
     try:

@@ -32,8 +32,8 @@ from grader.engine.batch import (  # noqa: E402
     run_batch,
     write_atomic,
 )
-from grader.engine.classpage import write_pages  # noqa: E402
-from grader.engine.similar import class_similarity  # noqa: E402
+from grader.engine.batch.pages import write_pages  # noqa: E402
+from grader.engine.similarity.classpass import class_similarity  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 HANGING = 5

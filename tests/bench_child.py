@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from grader.engine.cli import main as cli_main  # noqa: E402
+from grader.engine.commands.cli import main as cli_main  # noqa: E402
 from grader.engine.sandbox import child as sandbox_child  # noqa: E402
 from grader.engine.sandbox import program as sandbox_program  # noqa: E402
 from grader.engine.sandbox.pipe import Pipe  # noqa: E402

@@ -24,7 +24,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from grader.engine.batch import BatchOptions, Row, summarize, write_atomic  # noqa: E402
-from grader.engine.classpage import write_pages  # noqa: E402
+from grader.engine.batch.pages import write_pages  # noqa: E402
 from grader.engine.lab import find  # noqa: E402
 
 SIZES = (1000, 10000)

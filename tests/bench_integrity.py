@@ -20,8 +20,12 @@ if str(ROOT) not in sys.path:
 
 from bench_batch import make_class  # noqa: E402
 
-from grader.engine import integrity  # noqa: E402
-from grader.engine.batch import discover, grader_fingerprint, watched_files  # noqa: E402
+from grader.engine.batch import (  # noqa: E402
+    discover,
+    grader_fingerprint,
+    integrity,  # noqa: E402
+    watched_files,
+)
 
 
 def main(argv: list[str]) -> None:

@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from grader.engine import notebook  # noqa: E402
+from grader.engine.handin import notebook  # noqa: E402
 
 MB = 1 << 20
 CODE = "".join(

@@ -46,7 +46,7 @@ if where == "end":
     os._exit = leave  # one grading from the command line leaves through it
 else:
     setattr(box.Sandbox, where, leave)
-from grader.engine import cli
+from grader.engine.commands import cli
 sys.argv = ["embed-grader"] + sys.argv[2:]
 cli.console()
 """

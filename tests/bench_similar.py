@@ -27,7 +27,7 @@ for _path in (ROOT, ROOT / "tests"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from grader.engine import similar, simindex  # noqa: E402
+from grader.engine.similarity import classpass, shares  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 SOURCES = (
@@ -52,7 +52,7 @@ def function_pool() -> dict[str, list[list[str]]]:
             continue
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
-                tokens = tuple(similar.normalized_tokens(ast.unparse(node)))
+                tokens = tuple(classpass.normalized_tokens(ast.unparse(node)))
                 pool.setdefault(node.name, {})[tokens] = None
     return {name: [list(t) for t in v] for name, v in sorted(pool.items()) if len(v) >= 3}
 
@@ -84,7 +84,7 @@ def make_class(n: int, seed: int = 1, skew: float = SKEW) -> list[tuple[str, lis
     Built from tokens rather than source text, which would only be tokenised again."""
     rng = random.Random(seed)
     pool = function_pool()
-    head = similar.normalized_tokens("import math\nimport random\n")
+    head = classpass.normalized_tokens("import math\nimport random\n")
     # Some versions are chosen more often than others (weights 1, 1/2**skew, 1/3**skew...).
     weights = {name: [(i + 1) ** -skew for i in range(len(v))] for name, v in pool.items()}
     out: list[tuple[str, list[str]]] = []
@@ -104,18 +104,18 @@ def make_class(n: int, seed: int = 1, skew: float = SKEW) -> list[tuple[str, lis
     return out
 
 
-def fingerprints(modules: list[tuple[str, list[str]]]) -> list[similar.Fingerprint]:
-    base = similar.winnow(
-        similar.normalized_tokens((ROOT / "exercises" / "embed.py").read_text(encoding="utf-8"))
+def fingerprints(modules: list[tuple[str, list[str]]]) -> list[classpass.Fingerprint]:
+    base = classpass.winnow(
+        classpass.normalized_tokens((ROOT / "exercises" / "embed.py").read_text(encoding="utf-8"))
     )
-    return [similar.Fingerprint(name, similar.winnow(t) - base, len(t)) for name, t in modules]
+    return [classpass.Fingerprint(name, classpass.winnow(t) - base, len(t)) for name, t in modules]
 
 
 def every_pair(
-    prints: list[similar.Fingerprint],
-    threshold: float = similar.THRESHOLD,
-    min_shared: int = similar.MIN_SHARED,
-) -> list[similar.Match]:
+    prints: list[classpass.Fingerprint],
+    threshold: float = classpass.THRESHOLD,
+    min_shared: int = classpass.MIN_SHARED,
+) -> list[classpass.Match]:
     """The flagged pairs found by comparing every pair (the way before the index):
     each module's fingerprints are the bits of one integer."""
     bit: dict[int, int] = {}
@@ -130,8 +130,8 @@ def every_pair(
         for j in range(i + 1, len(masks)):
             n = (a & masks[j]).bit_count()
             if n >= min_shared:
-                m = simindex._match(prints[i], prints[j], n)
-                if similar.flagged(m, threshold, min_shared):
+                m = shares._match(prints[i], prints[j], n)
+                if classpass.flagged(m, threshold, min_shared):
                     found.append(m)
     found.sort(key=lambda m: (-m.score, -m.shared, m.a, m.b))
     return found
@@ -174,7 +174,7 @@ def main() -> None:
     for n in args.sizes or SIZES:
         prints = fingerprints(make_class(n, args.seed))
         start, cpu = time.perf_counter(), time.process_time()
-        pairs = similar.similar_pairs(prints)
+        pairs = classpass.similar_pairs(prints)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         old = ""
         if n <= args.every_pair:
@@ -259,7 +259,7 @@ def calibrate(sizes: list[int], seed: int) -> None:
     for n in sizes:
         modules, copies, collectors = calibration_class(n, seed)
         with tempfile.TemporaryDirectory() as tmp:
-            found = similar.class_similarity(
+            found = classpass.class_similarity(
                 write_class(modules, Path(tmp)), solutions={}, stub=stub
             )
         flagged = {frozenset((p["a"], p["b"])) for p in found["pairs"]}
@@ -305,7 +305,7 @@ def time_pass(n: int, seed: int, parts: bool = False) -> None:
         size = sum(len(s) for _, s in modules) / n
         paths = write_class(modules, Path(tmp))
         start, cpu = time.perf_counter(), time.process_time()
-        found = similar.class_similarity(paths, solutions={}, stub=stub)
+        found = classpass.class_similarity(paths, solutions={}, stub=stub)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         print(
             "%8d modules of %.0f bytes on average: %.2f s CPU (%.2f s wall), %d pairs flagged"
@@ -316,7 +316,7 @@ def time_pass(n: int, seed: int, parts: bool = False) -> None:
             cache = Path(tmp) / "cache.json"
             for run in ("first run, writing the cache", "rerun, reading it"):
                 cpu = time.process_time()
-                similar.class_similarity(paths, solutions={}, stub=stub, cache=cache)
+                classpass.class_similarity(paths, solutions={}, stub=stub, cache=cache)
                 print(
                     "%8d modules, %s: %.2f s CPU" % (n, run, time.process_time() - cpu), flush=True
                 )
@@ -324,9 +324,9 @@ def time_pass(n: int, seed: int, parts: bool = False) -> None:
         gc.disable()
         try:
             start = time.process_time()
-            prints = [similar.fingerprint(name, source) for name, source in modules]
+            prints = [classpass.fingerprint(name, source) for name, source in modules]
             middle = time.process_time()
-            similar.similar_pairs(prints)
+            classpass.similar_pairs(prints)
             end = time.process_time()
         finally:
             gc.enable()

@@ -27,8 +27,8 @@ for folder in (ROOT, ROOT / "tests"):
 
 from bench_classpage import make_rows  # noqa: E402
 
-from grader.engine import classpage  # noqa: E402
 from grader.engine.batch import GRADER_ERROR, BatchOptions, Row, classout  # noqa: E402
+from grader.engine.batch import pages as classpage  # noqa: E402
 
 SIZES = (1000, 3000)
 

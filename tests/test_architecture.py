@@ -104,8 +104,8 @@ def test_every_package_says_what_lives_there(path: Path) -> None:
 
 def test_expect_and_lab_do_not_import_each_other() -> None:
     engine = PACKAGE / "engine"
-    assert "grader.engine.lab" not in imported(engine / "expect.py")
-    assert "grader.engine.expect" in imported(engine / "lab.py")
+    assert "grader.engine.lab" not in imported(engine / "vocabulary" / "expect.py")
+    assert "grader.engine.vocabulary.expect" in imported(engine / "lab.py")
 
 
 def test_every_part_of_the_child_is_in_its_program() -> None:

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from timelimits import scaled
 
-from grader.engine import batch, layout
+from grader.engine import batch
 from grader.engine.batch import BatchOptions, BatchResult, discover, job, run_batch, student_seed
-from grader.engine.cli import main
+from grader.engine.commands.cli import main
+from grader.engine.output import terminal
 from grader.engine.sandbox import strongest
 from grader.labs.embed.contract import MAX_SCORE
 
@@ -200,7 +201,7 @@ def test_summary_names_mistakes_in_words(graded: tuple[Path, BatchResult]) -> No
         assert sum(f["mistakes"].values()) == sum(f["codes"].values())
         assert set(f["mistakes"]) == {kind(code) for code in f["codes"]}
     text = (base / "out" / "summary.txt").read_text("utf-8")
-    assert all(layout.cells(line) <= 80 for line in text.splitlines())
+    assert all(terminal.cells(line) <= 80 for line in text.splitlines())
     assert "single-file submission: no report files" in " ".join(text.split())
     section = text.split("the checks failed most often")[1]
     for code in codes:
@@ -492,7 +493,7 @@ def test_a_submission_that_changes_the_grader_stops_the_batch(
 ) -> None:
     """A stand-in for the installed grader: a change to any of its files (or a new
     file among them) is found after the submission that made it."""
-    from grader.engine import integrity
+    from grader.engine.batch import integrity
 
     fake = tmp_path / "installed" / "grader"
     fake.mkdir(parents=True)

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from grader.engine.batch import BatchOptions, run_batch
-from grader.engine.cli import main
+from grader.engine.commands.cli import main
 from grader.engine.messages import LANGUAGES, text
 
 ROOT = Path(__file__).resolve().parent.parent

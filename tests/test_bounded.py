@@ -21,9 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from timelimits import scaled, slowness
 
-from grader.engine import wire
-from grader.engine.results import Status
-from grader.engine.sandbox import Written, WrittenFile
+from grader.engine.sandbox import Written, WrittenFile, decoding
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed import reports, reportstep
 from grader.labs.embed.contract import REPORT_FIELDS, REPORT_JSON, REPORT_MD
 
@@ -288,16 +287,16 @@ def test_any_answer_line_is_read_in_bounded_time_and_typed_or_off_protocol() -> 
 
         def read() -> Any:
             try:
-                data = wire.decode(line)
+                data = decoding.decode(line)
                 if kind == "answer":
-                    return wire.answer(data, functions).value
-                return wire.loaded(data, functions, ["VOCAB"]).names.get("VOCAB")
-            except wire.OffProtocol:
+                    return decoding.answer(data, functions).value
+                return decoding.loaded(data, functions, ["VOCAB"]).names.get("VOCAB")
+            except decoding.OffProtocol:
                 return None
 
         got = tally.timed(read)
         if got is not None:
-            wire.value(got)
+            decoding.value(got)
 
     check()
     tally.report()

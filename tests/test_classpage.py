@@ -20,7 +20,7 @@ import pytest
 from timelimits import scaled
 
 from grader.engine.batch import BatchOptions, BatchResult, run_batch
-from grader.engine.cli import main
+from grader.engine.commands.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -232,7 +232,7 @@ def test_kinds_of_mistake_are_in_words(graded: tuple[Path, BatchResult]) -> None
 
 def test_failed_functions_count_each_student_once_per_function() -> None:
     from grader.engine.batch import Row
-    from grader.engine.classchecks import failed_functions
+    from grader.engine.batch.failedchecks import failed_functions
     from grader.engine.lab import find
 
     find()  # the lab's kinds of mistake
@@ -459,7 +459,7 @@ def test_browser_checks_table_fits_a_narrow_window(
     import dataclasses
 
     from grader.engine.batch import write_atomic
-    from grader.engine.classpage import write_pages
+    from grader.engine.batch.pages import write_pages
     from grader.engine.lab import find
 
     out, result = graded
@@ -516,8 +516,8 @@ def test_the_page_in_korean_says_statuses_and_kinds_in_korean(
     """The same class, its page written in Korean: no status or kind is left in English."""
     from collections import Counter
 
+    from grader.engine.batch.pages import write_pages
     from grader.engine.batch.summary import _in_words
-    from grader.engine.classpage import write_pages
     from grader.engine.messages import kind, text
 
     out, result = graded
@@ -546,7 +546,7 @@ def test_the_page_in_korean_says_statuses_and_kinds_in_korean(
 def test_browser_pages_through_a_big_class(browser: Any, tmp_path: Path) -> None:
     from bench_classpage import write_page
 
-    from grader.engine.classpage import PAGE_SIZE
+    from grader.engine.batch.pages import PAGE_SIZE
 
     n = 1200
     page = write_page(tmp_path, n)
@@ -611,7 +611,7 @@ def a_class_of(n: int, tmp_path: Path, functions: list[str] | None = None) -> Pa
     from bench_classpage import make_rows
 
     from grader.engine.batch import BatchOptions, summarize, write_atomic
-    from grader.engine.classpage import write_pages
+    from grader.engine.batch.pages import write_pages
 
     rows = make_rows(n)
     for i, r in enumerate(rows):
@@ -619,7 +619,7 @@ def a_class_of(n: int, tmp_path: Path, functions: list[str] | None = None) -> Pa
         rows[i] = dataclasses.replace(r, id="embedding_lab_2026_student_name_%03d" % i)
     summary = summarize(rows, BatchOptions(seed=1), 0.0)
     ids = [r.id for r in rows]
-    # The similarity pass's part of the summary, as ``grader.engine.similar`` writes it.
+    # The similarity pass's part of the summary, as ``grader.engine.similarity.classpass`` writes it.
     pair = {"similarity": 0.9, "a_in_b": 0.9, "b_in_a": 0.8, "shared": 40, "by": "whole"}
     found = list(functions or [])
     pair.update({"holder": "", "a_functions_in_b": found, "b_functions_in_a": found, "page": ""})
@@ -680,7 +680,7 @@ def test_browser_students_table_fits_1400_and_800(browser: Any, tmp_path: Path) 
 def test_browser_the_similar_pairs_stay_short(browser: Any, tmp_path: Path) -> None:
     """A class whose pairs each name the functions found: the page shows the strongest
     pairs, one line each with the functions folded away, and points to the rest."""
-    from grader.engine.classpage import PAIRS_SHOWN
+    from grader.engine.batch.pages import PAIRS_SHOWN
 
     page = a_class_of(60, tmp_path, functions=[("f%d" % i) * 4 for i in range(20)])
     try:
@@ -815,8 +815,8 @@ def test_the_students_table_counts_every_pair_not_only_those_listed(tmp_path: Pa
     from bench_classpage import make_rows
 
     from grader.engine.batch import summarize, write_atomic
-    from grader.engine.classpage import write_pages
-    from grader.engine.similar import partners
+    from grader.engine.batch.pages import write_pages
+    from grader.engine.similarity.classpass import partners
 
     rows = make_rows(12)
     rows = [dataclasses.replace(r, id="student%02d" % i) for i, r in enumerate(rows)]

@@ -17,9 +17,9 @@ import pytest
 import yaml
 
 from grader import grade
-from grader.engine.classroom import RUNNERS, classroom_results
-from grader.engine.cli import main
-from grader.engine.results import Report
+from grader.engine.commands.cli import main
+from grader.engine.output.classroom import RUNNERS, classroom_results
+from grader.engine.vocabulary.results import Report
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / "ci-templates" / "github-actions-grade.yml"

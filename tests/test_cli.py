@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from grader.engine.cli import main
+from grader.engine.commands.cli import main
 from grader.engine.lab import find
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -257,7 +257,7 @@ def test_the_closest_ids_are_named_in_every_language(capsys, lang):
 
 def test_the_library_refuses_an_empty_selection_too():
     from grader import grade
-    from grader.engine.grading import UsageError
+    from grader.engine.grading.grade import UsageError
 
     with pytest.raises(UsageError) as exc:
         grade(ROOT / "embed.py", seed=1, only=["lookup.valu"])
@@ -298,7 +298,7 @@ def test_a_function_alone_keeps_its_share(capsys):
 
 def test_the_catalogue_lists_every_check_of_a_full_run():
     from grader import grade
-    from grader.engine import selection
+    from grader.engine.grading import selection
 
     report = grade(ROOT / "embed.py", seed=3, report_dir=REFERENCE)
     graded = {(c.id, c.step, c.function) for c in report.checks}

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from grader.engine.compare import allowed_error, diff, float_diff, int_diff
 from grader.engine.sandbox import Foreign
+from grader.engine.vocabulary.compare import allowed_error, diff, float_diff, int_diff
 from grader.labs.embed import cases, oracle
 from grader.labs.embed.checks import CHECKS, Returns, build
 from grader.labs.embed.contract import ATOL, RTOL, Answer

@@ -23,12 +23,12 @@ from typing import Any
 
 import pytest
 
-from grader.engine import show
-from grader.engine.judge import judge
+from grader.engine.grading.calls import judge
 from grader.engine.messages import catalogue, text
-from grader.engine.results import Report
 from grader.engine.sandbox import Outcome
-from grader.engine.wire import Raised
+from grader.engine.sandbox.decoding import Raised
+from grader.engine.vocabulary import show
+from grader.engine.vocabulary.results import Report
 from grader.labs.embed import contract
 from grader.labs.embed.checks import CHECKS, build
 from grader.labs.embed.hints import HINTS

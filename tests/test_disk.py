@@ -26,7 +26,7 @@ from grader import grade
 from grader.engine import sandbox
 from grader.engine.batch import BatchOptions, run_batch
 from grader.engine.batch.cache import CACHE_FILE
-from grader.engine.cli import main
+from grader.engine.commands.cli import main
 from grader.engine.sandbox import MachineFault, disk, twice
 from grader.engine.sandbox.loading import Loading
 from grader.labs.embed.contract import MAX_SCORE

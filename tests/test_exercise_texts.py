@@ -39,7 +39,7 @@ def run_setup(source: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> lis
     from IPython.core.inputtransformer2 import TransformerManager
     from IPython.utils.text import DollarFormatter
 
-    source = source.split("from grader.engine.nbcheck")[0]  # installing, not importing
+    source = source.split("from grader.engine.commands.checkcells")[0]  # installing, not importing
     code = TransformerManager().transform_cell(source)
     calls: list[str] = []
     namespace: dict[str, Any] = {}
@@ -152,7 +152,7 @@ def test_the_install_says_it_downloads_what_the_grader_needs(lang: str) -> None:
 
 
 def test_the_readme_lists_every_option_of_the_command() -> None:
-    from grader.engine.cli import parser
+    from grader.engine.commands.cli import parser
 
     readme = (ROOT / "README.md").read_text("utf-8")
     table = readme[readme.index("| option | meaning |") :].split("\n\n")[0]

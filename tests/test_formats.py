@@ -18,11 +18,11 @@ import jsonschema
 import pytest
 
 from grader import grade
-from grader.engine.cli import main, parser
-from grader.engine.formats import clean, gradescope_results, render_gradescope, render_junit
-from grader.engine.outputs import FORMATS, render
-from grader.engine.render import render_text
-from grader.engine.results import CheckResult, Report, Status
+from grader.engine.commands.cli import main, parser
+from grader.engine.output.byformat import FORMATS, render
+from grader.engine.output.render import render_text
+from grader.engine.output.systems import clean, gradescope_results, render_gradescope, render_junit
+from grader.engine.vocabulary.results import CheckResult, Report, Status
 from grader.labs.embed.contract import MAX_SCORE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -341,7 +341,7 @@ def test_wheel_holds_the_grader_and_no_solution(tmp_path: Path) -> None:
     built = bundler.build_wheel(ROOT, tmp_path / "dist")
     with zipfile.ZipFile(built) as z:
         names = z.namelist()
-    assert "grader/engine/cli.py" in names and "grader/engine/messages/en.json" in names
+    assert "grader/engine/commands/cli.py" in names and "grader/engine/messages/en.json" in names
     assert not [n for n in names if n.rsplit("/", 1)[-1] == "embed.py" or "reference/" in n]
     assert {n.split("/")[0] for n in names} == {
         "grader",
@@ -351,7 +351,7 @@ def test_wheel_holds_the_grader_and_no_solution(tmp_path: Path) -> None:
     # A wheel that carried the answer key would be refused.
     bad = tmp_path / "bad.whl"
     with zipfile.ZipFile(bad, "w") as z:
-        z.writestr("grader/engine/cli.py", "")
+        z.writestr("grader/engine/commands/cli.py", "")
         z.writestr("embed.py", "")
         z.writestr("reference/embed_report.json", "{}")
         z.writestr("embed_grader-0.1.0.dist-info/METADATA", "")

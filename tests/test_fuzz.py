@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from timelimits import scaled
 
 from grader import grade
-from grader.engine import grading as engine
-from grader.engine import sandbox, wire
-from grader.engine.outputs import FORMATS, render
-from grader.engine.sandbox import Call, Loaded, Outcome, Raised
+from grader.engine import sandbox
+from grader.engine.grading import grade as engine
+from grader.engine.output.byformat import FORMATS, render
+from grader.engine.sandbox import Call, Loaded, Outcome, Raised, decoding
 from grader.labs.embed.contract import NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,11 +100,11 @@ def answers(draw: st.DrawFn) -> dict[str, Any]:
 def read_answer(line: bytes | str, call: Call) -> Outcome:
     """What the parent makes of one answer line (as Sandbox._exchange does)."""
     try:
-        data = wire.decode(line)
+        data = decoding.decode(line)
         if type(data) is not dict or type(data.get("id")) is not int or data["id"] != call.id:
-            raise wire.OffProtocol("not the answer")
-        got = wire.answer(data, ALL)
-    except wire.OffProtocol:
+            raise decoding.OffProtocol("not the answer")
+        got = decoding.answer(data, ALL)
+    except decoding.OffProtocol:
         return Outcome(call.id, call.fn, "crashed", detail="the answer did not follow the protocol")
     return sandbox.Sandbox._outcome(None, call, got)  # type: ignore[arg-type]
 
@@ -122,7 +122,7 @@ def test_an_answer_is_typed_or_off_protocol(msg: dict[str, Any]) -> None:
         assert isinstance(out.raised, Raised) and isinstance(out.raised.type, str)
         assert all(isinstance(n, str) for n in out.raised.builtin)
     if out.kind == "returned":
-        wire.value(out.value)
+        decoding.value(out.value)
 
 
 @settings(max_examples=200, deadline=None)
@@ -142,27 +142,27 @@ def test_a_loaded_message_is_typed_or_off_protocol(junk: Any, field: str) -> Non
     msg.update(third_party=[], error=None, traceback="", elapsed=0.0)
     msg[field] = junk
     try:
-        got = wire.loaded(wire.decode(json.dumps(msg)), FUNCTIONS, CONSTANTS)
-    except wire.OffProtocol:
+        got = decoding.loaded(decoding.decode(json.dumps(msg)), FUNCTIONS, CONSTANTS)
+    except decoding.OffProtocol:
         return
     assert type(got.ok) is bool and type(got.traceback) is str
     assert all(type(n) is str for n in got.third_party)
-    assert all(got.names[n] in wire.STATES for n in FUNCTIONS if n in got.names)
+    assert all(got.names[n] in decoding.STATES for n in FUNCTIONS if n in got.names)
 
 
 def test_keys_that_share_a_hash_make_no_dict() -> None:
     """Inserting n keys of one hash costs n * n comparisons: such a dict stays pairs."""
     same = 2**61 - 1  # ints that differ by a multiple of it share a hash
     colliding = [[k * same, k] for k in range(1, 2000)]
-    got = wire.decode(json.dumps({"$": "dict", "v": colliding}))
-    assert isinstance(got, wire.Foreign) and got.why == "keys that share a hash"
+    got = decoding.decode(json.dumps({"$": "dict", "v": colliding}))
+    assert isinstance(got, decoding.Foreign) and got.why == "keys that share a hash"
     assert got.value[:2] == [(same, 1), (2 * same, 2)]
     tuples = [[{"$": "tuple", "v": [k * same, "x"]}, k] for k in range(1, 2000)]
-    assert isinstance(wire.decode(json.dumps({"$": "dict", "v": tuples})), wire.Foreign)
-    plain = wire.decode(json.dumps({"$": "dict", "v": [[k, -k] for k in range(2000)]}))
+    assert isinstance(decoding.decode(json.dumps({"$": "dict", "v": tuples})), decoding.Foreign)
+    plain = decoding.decode(json.dumps({"$": "dict", "v": [[k, -k] for k in range(2000)]}))
     assert plain == {k: -k for k in range(2000)}
-    few = [[k * same, k] for k in range(wire.MAX_SAME_HASH)]
-    assert wire.decode(json.dumps({"$": "dict", "v": few})) == dict(few)
+    few = [[k * same, k] for k in range(decoding.MAX_SAME_HASH)]
+    assert decoding.decode(json.dumps({"$": "dict", "v": few})) == dict(few)
 
 
 class Scripted:
@@ -221,8 +221,8 @@ def test_grading_any_answers_is_never_a_grader_error(
     checked = {}
     for name, v in constants.items():
         try:
-            checked[name] = wire.value(wire.decode(json.dumps(v)))
-        except wire.OffProtocol:
+            checked[name] = decoding.value(decoding.decode(json.dumps(v)))
+        except decoding.OffProtocol:
             pass
     Scripted.lines = [json.dumps(m) for m in msgs]
     Scripted.constants = checked

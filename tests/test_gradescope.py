@@ -13,8 +13,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from grader.engine import gradescope
-from grader.engine.cli import main
+from grader.engine.commands import gradescope
+from grader.engine.commands.cli import main
 from grader.engine.lab import find
 from grader.engine.messages import text
 

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from lms_layouts import MODULE, REPORTS, canvas_class, put, with_reports
 
-from grader.engine.batch import discover, identity
-from grader.engine.batch.archives import Refused, unpack
-from grader.engine.batch.finding import choose
+from grader.engine.batch import discover
+from grader.engine.handin import identity
+from grader.engine.handin.archives import Refused, unpack
+from grader.engine.handin.finding import choose
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,11 +11,11 @@ import pytest
 from timelimits import scaled
 
 from grader import grade
-from grader.engine import show
 from grader.engine.batch.rows import status_of
-from grader.engine.formats import gradescope_results
-from grader.engine.outputs import render
-from grader.engine.results import Report, Status
+from grader.engine.output.byformat import render
+from grader.engine.output.systems import gradescope_results
+from grader.engine.vocabulary import show
+from grader.engine.vocabulary.results import Report, Status
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "embed.py"

@@ -111,7 +111,7 @@ def test_the_hint_of_a_failing_callee_is_its_own():
 
 
 def test_a_missing_neighbour_is_the_best_one_left_out():
-    from grader.engine.expect import Case
+    from grader.engine.vocabulary.expect import Case
     from grader.labs.embed.expect import Ranks
 
     table = [[1.0, 0.0]] + [[0.0, 1.0]] * 7

@@ -22,10 +22,10 @@ import pytest
 from timelimits import scaled, slowness
 
 from grader import grade
-from grader.engine import procfs, safefs, sandbox
-from grader.engine.outputs import render
-from grader.engine.results import Report, Status
-from grader.engine.sandbox import processes
+from grader.engine import safefs, sandbox
+from grader.engine.output.byformat import render
+from grader.engine.sandbox import processes, procfs
+from grader.engine.vocabulary.results import Report, Status
 from grader.labs.embed.contract import NAMES, REPORT_FIELDS
 from grader.labs.embed.reports.findings import CONSISTENCY
 

@@ -75,7 +75,7 @@ def test_cleanup_never_changes_a_linked_host_file_as_a_plain_user(
     """Root may remove anything: as root the old cleanup never chmodded; a plain user
     running the grader had the mode of the link's target changed."""
     if not as_nobody_works(
-        sys.executable, "-c", "import grader.engine.grading"
+        sys.executable, "-c", "import grader.engine.grading.grade"
     ) or not as_nobody_works(CHILD_PYTHON, "-c", "pass"):
         pytest.skip("cannot run the grader as an unprivileged user here")
     if isolation == "bwrap" and (
@@ -366,22 +366,26 @@ def test_a_module_left_behind_by_an_older_install_does_not_stop_a_batch(
     import importlib
     import pkgutil
 
-    from grader.engine import integrity
+    from grader.engine.batch import integrity
 
     stale = pkgutil.ModuleInfo(None, "grader.left_behind_by_an_older_install", False)  # type: ignore[arg-type]
     walked = list(pkgutil.walk_packages(__import__("grader").__path__, "grader."))
-    real = [info for info in walked if info.name == "grader.engine.similar"]
+    real = [info for info in walked if info.name == "grader.engine.similarity.classpass"]
     assert real
     monkeypatch.setattr(pkgutil, "walk_packages", lambda *a, **k: iter([stale] + real))
     # The module is imported anew below: afterwards the package must name the one
     # sys.modules holds again, or later tests would meet two classes of each of its
-    # dataclasses (``from grader.engine import similar`` reads the package's name).
-    import grader.engine
+    # dataclasses (``from grader.engine.similarity import classpass`` reads the package's name).
+    import grader.engine.similarity
 
-    importlib.import_module("grader.engine.similar")  # run alone, nothing loaded it yet
-    monkeypatch.setattr(grader.engine, "similar", sys.modules["grader.engine.similar"])
-    monkeypatch.delitem(sys.modules, "grader.engine.similar", raising=False)
+    importlib.import_module(
+        "grader.engine.similarity.classpass"
+    )  # run alone, nothing loaded it yet
+    monkeypatch.setattr(
+        grader.engine.similarity, "classpass", sys.modules["grader.engine.similarity.classpass"]
+    )
+    monkeypatch.delitem(sys.modules, "grader.engine.similarity.classpass", raising=False)
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(stale.name)
     integrity.load_grader()  # no error
-    assert "grader.engine.similar" in sys.modules  # the module after it was loaded
+    assert "grader.engine.similarity.classpass" in sys.modules  # the module after it was loaded

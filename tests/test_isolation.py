@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from timelimits import scaled
 
-from grader.engine import sandbox, users
-from grader.engine.cli import main
-from grader.engine.sandbox import Call, Sandbox, processes
+from grader.engine import sandbox
+from grader.engine.commands.cli import main
+from grader.engine.sandbox import Call, Sandbox, processes, users
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"
@@ -418,7 +418,7 @@ def test_landlock_keeps_out_an_installation_inside_a_system_folder(
 
 
 def _walled_report(tmp_path: Path, isolation: str, python: str | None = None) -> Any:
-    from grader.engine.grading import grade
+    from grader.engine.grading.grade import grade
 
     reference = Path(__file__).resolve().parent.parent / "embed.py"
     tmp_path.chmod(0o755)
@@ -442,7 +442,7 @@ def test_a_single_grading_says_when_its_child_could_read_the_grader(tmp_path: Pa
     says it, nor in bwrap, which hides them), and its text says so when it could."""
     import dataclasses
 
-    from grader.engine.render import render_json, render_text
+    from grader.engine.output.render import render_json, render_text
 
     report = _walled_report(tmp_path, "process")
     assert report.meta["exposed"] is False
@@ -455,7 +455,7 @@ def test_a_single_grading_says_when_its_child_could_read_the_grader(tmp_path: Pa
 
 @pytest.mark.skipif(USER_MODE != "", reason="no unprivileged user: %s" % USER_MODE)
 def test_user_mode_records_its_walls(tmp_path: Path) -> None:
-    from grader.engine.render import render_text
+    from grader.engine.output.render import render_text
     from grader.engine.sandbox import walls
 
     report = _walled_report(tmp_path, "user", PUBLIC_PYTHON)
@@ -465,7 +465,7 @@ def test_user_mode_records_its_walls(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(BWRAP != "", reason="bubblewrap cannot run: %s" % BWRAP)
 def test_bubblewrap_is_never_said_to_expose_the_grader(tmp_path: Path) -> None:
-    from grader.engine.render import render_text
+    from grader.engine.output.render import render_text
 
     report = _walled_report(tmp_path, "bwrap")
     assert report.meta["exposed"] is False

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.engine import layout
-from grader.engine.cli import main
-from grader.engine.layout import cells, escape, wrap, wrap_command
+from grader.engine.commands.cli import main
 from grader.engine.messages import text
+from grader.engine.output import terminal as layout
+from grader.engine.output.terminal import cells, escape, wrap, wrap_command
 
 ROOT = Path(__file__).resolve().parents[1]
 WRONG = sorted((ROOT / "tests" / "corpus" / "wrong").glob("*.py"))
@@ -165,7 +165,7 @@ def test_student_strings_reach_the_terminal_escaped(
 def test_rich_is_loaded_only_for_a_terminal() -> None:
     code = (
         "import sys\n"
-        "from grader.engine.cli import main\n"
+        "from grader.engine.commands.cli import main\n"
         "main([sys.argv[1], '--seed', '1', '--check', 'lookup', '--no-report'])\n"
         "sys.stderr.write('RICH=%s' % any(m.split('.')[0] == 'rich' for m in sys.modules))\n"
     )

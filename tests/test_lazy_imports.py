@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # checks) and when the grading ends.
 SCRIPT = """
 import json, sys
-from grader.engine import cli
+from grader.engine.commands import cli
 from grader.engine.sandbox import box
 
 seen = {}
@@ -51,8 +51,8 @@ NEVER = (
     "grader.engine.batch.command",
     "grader.engine.batch.classout",
     "grader.engine.batch.job",
-    "grader.engine.similar",
-    "grader.engine.classpage",
+    "grader.engine.similarity.classpass",
+    "grader.engine.batch.pages",
     "jinja2",
     "jsonschema",
     "rich",

@@ -172,7 +172,7 @@ SWAPPER = textwrap.dedent(
 
 @pytest.mark.skipif(not disk.can_mount(), reason="only root can mount a tmpfs")
 def test_a_child_cannot_turn_the_sweep_on_a_mount_of_its_choice() -> None:
-    from grader.engine import users
+    from grader.engine.sandbox import users
 
     base = Path(tempfile.mkdtemp(prefix="eg-sweep-", dir="/tmp"))
     try:

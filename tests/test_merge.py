@@ -18,7 +18,7 @@ from timelimits import scaled
 from grader.engine.batch import BatchOptions, run_batch
 from grader.engine.batch.classout import in_shard
 from grader.engine.batch.merge import MergeError, merge
-from grader.engine.cli import main
+from grader.engine.commands.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"

@@ -22,8 +22,8 @@ import pytest
 import grader
 from grader.engine import messages
 from grader.engine.messages import LANGUAGES, default_language, text
-from grader.engine.render import render_text
-from grader.engine.results import Report, Status
+from grader.engine.output.render import render_text
+from grader.engine.vocabulary.results import Report, Status
 from grader.labs.embed.contract import STEPS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,9 +18,9 @@ import nbformat
 import pytest
 
 from grader import grade
-from grader.engine import notebook, notebook_json
 from grader.engine.batch.handins import discover
-from grader.engine.options import UsageError
+from grader.engine.grading.runoptions import UsageError
+from grader.engine.handin import ipynb, notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((ROOT / "tests" / "corpus").glob("*/*.py"))
@@ -190,7 +190,7 @@ def test_a_huge_notebook_is_refused_without_reading_past_the_limit(
             },
         )()
 
-    monkeypatch.setattr(notebook_json, "open", counting, raising=False)
+    monkeypatch.setattr(ipynb, "open", counting, raising=False)
     with pytest.raises(notebook.NotebookError) as caught:
         notebook.load(path)
     assert caught.value.code == "notebook.too_large"

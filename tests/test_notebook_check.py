@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from grader import grade
-from grader.engine import nbcheck
+from grader.engine.commands import checkcells
 from grader.engine.messages import text
-from grader.engine.render import render_text
+from grader.engine.output.render import render_text
 from grader.labs.embed.stubgen import notebook as kit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,7 +21,7 @@ REFERENCE = (ROOT / "embed.py").read_text(encoding="utf-8")
 
 
 def test_check_says_how_it_is_called() -> None:
-    check = nbcheck.checker("embed.ipynb", "en")
+    check = checkcells.checker("embed.ipynb", "en")
     doc = check.__doc__ or ""
     assert 'check(3, "--verbose")' in doc and "check(3)" in doc
 
@@ -32,7 +32,7 @@ def _shown(folder: Path, *args: object) -> str:
     os.chdir(folder)
     try:
         with contextlib.redirect_stdout(out):
-            nbcheck.checker("embed.ipynb", "en")(*args)
+            checkcells.checker("embed.ipynb", "en")(*args)
     finally:
         os.chdir(here)
     return " ".join(out.getvalue().split())

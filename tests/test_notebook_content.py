@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from grader import grade
-from grader.engine import notebook
-from grader.engine.render import render_text
+from grader.engine.handin import notebook
+from grader.engine.output.render import render_text
 from grader.labs.embed.stubgen import notebook as kit
 
 ROOT = Path(__file__).resolve().parent.parent

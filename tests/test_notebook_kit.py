@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.engine import notebook
+from grader.engine.handin import notebook
 from grader.labs.embed import stubgen
 from grader.labs.embed.stubgen import notebook as kit
 
@@ -133,7 +133,7 @@ def test_a_check_cell_names_the_notebook_it_could_not_find(tmp_path: Path) -> No
         [
             sys.executable,
             "-c",
-            "from grader.engine.nbcheck import checker; checker('x.ipynb', 'zh')(1)",
+            "from grader.engine.commands.checkcells import checker; checker('x.ipynb', 'zh')(1)",
         ],
         cwd=tmp_path,
         capture_output=True,

@@ -27,10 +27,10 @@ from hypothesis import strategies as st
 from timelimits import scaled
 
 from grader import grade
-from grader.engine import notebook
-from grader.engine.cli import main
+from grader.engine.commands.cli import main
+from grader.engine.grading.runoptions import UsageError
+from grader.engine.handin import notebook
 from grader.engine.messages import text
-from grader.engine.options import UsageError
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = (ROOT / "embed.py").read_text(encoding="utf-8")
@@ -67,7 +67,7 @@ def _reading_seconds(path: Path) -> float:
     within ``GUARD`` seconds)."""
     script = (
         "import sys, time\n"
-        "from grader.engine import notebook\n"
+        "from grader.engine.handin import notebook\n"
         "start = time.process_time()\n"
         "try:\n"
         "    notebook.load(sys.argv[1])\n"
@@ -341,11 +341,12 @@ def test_the_gradescope_runner_writes_the_message_to_results_json(tmp_path: Path
 def test_the_time_a_notebook_takes_to_read_counts_against_its_own_cap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from grader.engine import grading, submitted
+    from grader.engine.grading import grade as grading
+    from grader.engine.grading import reading
 
     path = tmp_path / "embed.ipynb"
     path.write_text(_notebook_of("VOCAB = 512\n"), encoding="utf-8")
-    real_read, real_box = submitted.read, grading.Sandbox
+    real_read, real_box = reading.read, grading.Sandbox
     caps: list[float] = []
 
     def slow_read(*args: Any) -> Any:
@@ -356,7 +357,7 @@ def test_the_time_a_notebook_takes_to_read_counts_against_its_own_cap(
         caps.append(kwargs["max_seconds"])
         return real_box(*args, **kwargs)
 
-    monkeypatch.setattr(submitted, "read", slow_read)
+    monkeypatch.setattr(reading, "read", slow_read)
     monkeypatch.setattr(grading, "Sandbox", box)
     cap = scaled(20.0)
     grade(path, seed=1, check_reports=False, only=("shape.values",), max_seconds=cap)
@@ -364,10 +365,10 @@ def test_the_time_a_notebook_takes_to_read_counts_against_its_own_cap(
 
 
 def test_the_similarity_pass_reads_a_malformed_notebook_as_unreadable(tmp_path: Path) -> None:
-    from grader.engine import similar
+    from grader.engine.similarity import classpass
 
     path = tmp_path / "embed.ipynb"
     path.write_text(MALFORMED, encoding="utf-8")
-    assert similar._read_submission(path) is None
+    assert classpass._read_submission(path) is None
     path.write_text(_notebook_of("VOCAB = 512\n"), encoding="utf-8")
-    assert similar._read_submission(path) == "VOCAB = 512\n"
+    assert classpass._read_submission(path) == "VOCAB = 512\n"

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.engine.sandbox import CHILD, encoding
+from grader.engine.sandbox.decoding import decode
 from grader.engine.sandbox.program import child_program
-from grader.engine.wire import decode
 
 CHILD_SPACE: dict[str, Any] = {"__name__": "child_program"}
 exec(compile(child_program(CHILD), "<string>", "exec"), CHILD_SPACE)

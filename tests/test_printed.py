@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from grader import grade
-from grader.engine.formats import gradescope_results
 from grader.engine.messages import text
-from grader.engine.outputs import render
-from grader.engine.results import Report
+from grader.engine.output.byformat import render
+from grader.engine.output.systems import gradescope_results
+from grader.engine.vocabulary.results import Report
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "embed.py"

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.engine import procfs, users
-from grader.engine.sandbox import processes
+from grader.engine.sandbox import processes, procfs, users
 
 LINUX = os.path.isdir("/proc/self")
 CGROUPS = bool(processes.cgroups_usable() and processes.Cgroup.roots())

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.engine.results import Status
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed import reports
 from grader.labs.embed.reports.claims import claims_in
 

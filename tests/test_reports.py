@@ -20,7 +20,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from timelimits import scaled
 
-from grader.engine.results import Status
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed import reports
 from grader.labs.embed.contract import ATOL, REPORT_FIELDS, REPORT_HEADINGS, RTOL
 

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from timelimits import scaled
 
 from grader import grade
-from grader.engine.results import CheckResult, Report, Status
 from grader.engine.sandbox import Sandbox, WrittenFile
-from grader.engine.wire import OffProtocol
-from grader.engine.wirefiles import reported
+from grader.engine.sandbox.decoding import OffProtocol
+from grader.engine.sandbox.reportfiles import reported
+from grader.engine.vocabulary.results import CheckResult, Report, Status
 from grader.labs.embed import reportstep
 from grader.labs.embed.contract import CONSTANTS, REPORT_JSON, REPORT_MD
 from grader.labs.embed.contract import NAMES as CONTRACT

@@ -22,8 +22,8 @@ import yaml  # the test extra only: the grader reads the file with its own parse
 from lms_layouts import WRONG, put, with_reports
 
 from grader.engine.batch import BatchOptions, command, run_batch
+from grader.engine.batch.filledroster import FILES
 from grader.engine.batch.roster import RosterError, gradescope_students, load
-from grader.engine.batch.rosterfill import FILES
 
 OPTS: dict[str, Any] = {"seed": 9, "jobs": 2, "pool": "thread"}
 
@@ -294,7 +294,7 @@ def test_gradescopes_own_metadata_is_the_roster_by_default(tmp_path: Path, capsy
 
 def test_merge_fills_the_roster_from_the_shards(tmp_path: Path, capsys: Any) -> None:
     """Shards graded apart, merged with the roster: every student on one line, once."""
-    from grader.engine.cli import main
+    from grader.engine.commands.cli import main
 
     root = tmp_path / "class"
     put(root / "smithjohn_101_9001_embed.py")
@@ -339,7 +339,7 @@ def test_merge_takes_whose_a_row_is_from_the_submissions(tmp_path: Path) -> None
     itself does: a forged identity in a shard gives nobody's grade to another."""
     import json
 
-    from grader.engine.cli import main
+    from grader.engine.commands.cli import main
 
     root = tmp_path / "class"
     put(root / "smithjohn_101_9001_embed.py", WRONG)
@@ -399,7 +399,7 @@ def test_merge_with_the_submissions_keeps_the_rosters_absent_students(
 ) -> None:
     """With --submissions, merge finds the submissions as the shards did, roster and
     all: a roster student who handed nothing in is not a row of no submission."""
-    from grader.engine.cli import main
+    from grader.engine.commands.cli import main
 
     root = tmp_path / "class"
     put(root / "smithjohn_101_9001_embed.py")

@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from timelimits import scaled, slowness
 
-from grader.engine import procfs
 from grader.engine.sandbox import (
     CHILD,
     Call,
@@ -27,6 +26,7 @@ from grader.engine.sandbox import (
     decode,
     encode,
     processes,
+    procfs,
 )
 from grader.engine.sandbox.program import child_program
 from grader.labs.embed import contract

@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from grader.engine import prints, similar, simindex
 from grader.engine.batch import BatchOptions, run_batch
 from grader.engine.lab import find
+from grader.engine.similarity import classpass, shares
+from grader.engine.similarity import shipped as prints
 from grader.labs.embed.contract import BY_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,50 +67,50 @@ def renamed_copy(source: str) -> str:
 def test_normalised_tokens_ignore_names_comments_and_layout() -> None:
     a = "def f(x, y):\n    # add\n    return x + y  # sum\n"
     b = "def g(first,second):\n    '''Docs.'''\n\n    return first+second\n"
-    assert similar.normalized_tokens(a) == similar.normalized_tokens(b)
-    assert similar.normalized_tokens("def f(x):\n    return x - 1\n") != (
-        similar.normalized_tokens("def f(x):\n    return x + 1\n")
+    assert classpass.normalized_tokens(a) == classpass.normalized_tokens(b)
+    assert classpass.normalized_tokens("def f(x):\n    return x - 1\n") != (
+        classpass.normalized_tokens("def f(x):\n    return x + 1\n")
     )
 
 
 def test_winnowing_keeps_a_hash_of_every_long_shared_stretch() -> None:
     tokens = ["t%d" % i for i in range(200)]
-    prints = similar.winnow(tokens)
+    prints = classpass.winnow(tokens)
     # Every window of W grams leaves one hash, so about 2/(W+1) of the grams are kept.
     assert 0 < len(prints) < len(tokens) / 2
     # Any stretch of K + W - 1 tokens shared with another text shares a fingerprint.
-    stretch = tokens[50 : 50 + similar.K + similar.W - 1]
+    stretch = tokens[50 : 50 + classpass.K + classpass.W - 1]
     other = ["u%d" % i for i in range(40)] + stretch + ["v%d" % i for i in range(40)]
-    assert prints & similar.winnow(other)
+    assert prints & classpass.winnow(other)
 
 
 def test_a_renamed_copy_is_flagged() -> None:
     original = RIGHT[0].read_text(encoding="utf-8")
     copy = renamed_copy(original)
     assert copy != original and "q0_" in copy  # really renamed
-    a = similar.fingerprint("a", original)
-    b = similar.fingerprint("b", copy)
-    match = similar.compare(a, b)
+    a = classpass.fingerprint("a", original)
+    b = classpass.fingerprint("b", copy)
+    match = classpass.compare(a, b)
     # Redone layout adds a few parentheses; the rest matches.
-    assert match.score > similar.THRESHOLD + 0.2
-    assert [(m.a, m.b) for m in similar.similar_pairs([a, b])] == [("a", "b")]
+    assert match.score > classpass.THRESHOLD + 0.2
+    assert [(m.a, m.b) for m in classpass.similar_pairs([a, b])] == [("a", "b")]
 
 
 def test_independent_solutions_are_not_flagged() -> None:
-    prints = [similar.fingerprint(p.stem, p.read_text(encoding="utf-8")) for p in RIGHT]
+    prints = [classpass.fingerprint(p.stem, p.read_text(encoding="utf-8")) for p in RIGHT]
     assert len(prints) >= 10
-    assert similar.similar_pairs(prints) == []
+    assert classpass.similar_pairs(prints) == []
     # The threshold keeps a clear distance from the most alike independent pair.
-    most = max(similar.compare(a, b).score for a, b in itertools.combinations(prints, 2))
-    assert 0.2 < most < similar.THRESHOLD - 0.05
+    most = max(classpass.compare(a, b).score for a, b in itertools.combinations(prints, 2))
+    assert 0.2 < most < classpass.THRESHOLD - 0.05
 
 
 def test_a_short_common_solution_alone_is_not_enough() -> None:
     short = "def dot(a, b):\n    return sum(x * y for x, y in zip(a, b))\n"
-    a = similar.fingerprint("a", short)
-    b = similar.fingerprint("b", short.replace("x", "p"))
-    assert similar.compare(a, b).score == 1.0
-    assert similar.similar_pairs([a, b]) == []  # too little is shared to mean anything
+    a = classpass.fingerprint("a", short)
+    b = classpass.fingerprint("b", short.replace("x", "p"))
+    assert classpass.compare(a, b).score == 1.0
+    assert classpass.similar_pairs([a, b]) == []  # too little is shared to mean anything
 
 
 def oracle_loader_glue() -> str:
@@ -145,33 +146,33 @@ def test_glue_around_the_oracle_is_flagged(tmp_path: Path) -> None:
     for name, source in [("loader", oracle_loader_glue()), ("pasted", oracle_pasted_glue())]:
         (tmp_path / ("%s.py" % name)).write_text(source, encoding="utf-8")
     shutil.copyfile(RIGHT[1], tmp_path / "honest.py")
-    found = similar.class_similarity(
+    found = classpass.class_similarity(
         [(p.stem, p) for p in sorted(tmp_path.glob("*.py"))],
-        solutions={similar.ORACLE: ORACLE},
+        solutions={classpass.ORACLE: ORACLE},
     )
     close = {(c["id"], c["solution"]) for c in found["close_to_solutions"]}
-    assert close == {("loader", similar.ORACLE), ("pasted", similar.ORACLE)}
+    assert close == {("loader", classpass.ORACLE), ("pasted", classpass.ORACLE)}
     why = {c["id"]: c for c in found["close_to_solutions"]}
     assert "oracle.py" in why["loader"]["why"]
-    assert why["pasted"]["similarity"] >= similar.THRESHOLD
+    assert why["pasted"]["similarity"] >= classpass.THRESHOLD
 
 
 def test_known_solutions_include_the_reference_when_it_is_there() -> None:
-    known = similar.known_solutions()
-    assert known[similar.ORACLE].samefile(ORACLE)
+    known = classpass.known_solutions()
+    assert known[classpass.ORACLE].samefile(ORACLE)
     # Run from the repository, the reference embed.py sits beside the package.
-    assert known[similar.REFERENCE].samefile(ROOT / "embed.py")
+    assert known[classpass.REFERENCE].samefile(ROOT / "embed.py")
 
 
 def test_refers_to_grader() -> None:
     assert (
-        similar.refers_to_grader("import grader.labs.embed.oracle as o\n")
+        classpass.refers_to_grader("import grader.labs.embed.oracle as o\n")
         == "import grader.labs.embed.oracle"
     )
-    assert similar.refers_to_grader("from grader import oracle\n") == "import grader"
-    assert "oracle" in similar.refers_to_grader("p = '/x/grader/labs/embed/oracle.py'\n")
-    assert similar.refers_to_grader("import math\nx = 'graded'\n") == ""
-    assert similar.refers_to_grader("def broken(:\n") == ""
+    assert classpass.refers_to_grader("from grader import oracle\n") == "import grader"
+    assert "oracle" in classpass.refers_to_grader("p = '/x/grader/labs/embed/oracle.py'\n")
+    assert classpass.refers_to_grader("import math\nx = 'graded'\n") == ""
+    assert classpass.refers_to_grader("def broken(:\n") == ""
 
 
 def test_flags_in_the_batch_are_advisory(tmp_path: Path) -> None:
@@ -193,10 +194,10 @@ def test_flags_in_the_batch_are_advisory(tmp_path: Path) -> None:
     found = result.summary["similar"]
     assert [(p["a"], p["b"]) for p in found["pairs"]] == [("ann", "ben")]
     close = {(c["id"], c["solution"]) for c in found["close_to_solutions"]}
-    assert {("ann", similar.REFERENCE), ("ben", similar.REFERENCE)} <= close
+    assert {("ann", classpass.REFERENCE), ("ben", classpass.REFERENCE)} <= close
     assert not {c for c in close if c[0] in ("cat", "dan")}
     # Every pair is in similarity.json, and the class page links each one's page.
-    listed = json.loads((tmp_path / "out" / similar.PAIRS_FILE).read_text(encoding="utf-8"))
+    listed = json.loads((tmp_path / "out" / classpass.PAIRS_FILE).read_text(encoding="utf-8"))
     assert [(p["a"], p["b"], p["page"]) for p in listed["pairs"]] == [
         ("ann", "ben", "similar/pair-00001.html")
     ]
@@ -206,19 +207,19 @@ def test_flags_in_the_batch_are_advisory(tmp_path: Path) -> None:
 
 
 def test_independent_solutions_are_not_close_to_the_known_solutions() -> None:
-    found = similar.class_similarity([(p.stem, p) for p in RIGHT])
+    found = classpass.class_similarity([(p.stem, p) for p in RIGHT])
     assert found["compared"] == len(RIGHT)
     assert found["close_to_solutions"] == []
     # ... while the reference itself, handed in, is.
-    found = similar.class_similarity([("copy", ROOT / "embed.py")])
-    assert [c["solution"] for c in found["close_to_solutions"]] == [similar.REFERENCE]
+    found = classpass.class_similarity([("copy", ROOT / "embed.py")])
+    assert [c["solution"] for c in found["close_to_solutions"]] == [classpass.REFERENCE]
 
 
 def test_links_and_pipes_are_not_read(tmp_path: Path) -> None:
     shutil.copyfile(RIGHT[0], tmp_path / "real.py")
     (tmp_path / "link.py").symlink_to(tmp_path / "real.py")
     os.mkfifo(tmp_path / "pipe.py")  # reading it would wait for a writer for ever
-    found = similar.class_similarity(
+    found = classpass.class_similarity(
         [(p.stem, p) for p in sorted(tmp_path.glob("*.py"))], solutions={}
     )
     assert found["compared"] == 1
@@ -277,11 +278,11 @@ def test_flags_do_not_depend_on_how_the_grader_is_installed(tmp_path: Path) -> N
     assert installed["close_to_solutions"] == here["close_to_solutions"]
     assert installed["pairs"] == here["pairs"] == []
     close = {(c["id"], c["solution"]) for c in installed["close_to_solutions"]}
-    assert close == {("ann", similar.REFERENCE)}
+    assert close == {("ann", classpass.REFERENCE)}
 
 
 def test_the_shipped_fingerprints_are_current() -> None:
-    assert prints.main(["--check"]) == 0, "run python -m grader.engine.prints"
+    assert prints.main(["--check"]) == 0, "run python -m grader.engine.similarity.shipped"
     lab = find()
     assert lab.prints is not None and lab.prints.is_file()
     shipped = prints.shipped(lab)
@@ -300,7 +301,7 @@ def load_bench() -> Any:
     return module
 
 
-def class_with_a_leak(bench: Any, n: int, copiers: int) -> list[similar.Fingerprint]:
+def class_with_a_leak(bench: Any, n: int, copiers: int) -> list[classpass.Fingerprint]:
     """A generated class in which ``copiers`` students hand in one module, some of
     them changed a little, the others as they found it."""
     modules = bench.make_class(n, 7)
@@ -315,13 +316,13 @@ def class_with_a_leak(bench: Any, n: int, copiers: int) -> list[similar.Fingerpr
 def test_the_index_flags_what_comparing_every_pair_flags() -> None:
     bench = load_bench()
     prints = class_with_a_leak(bench, 150, 40)
-    assert len(prints) <= similar.COMMON_AT_LEAST
-    found = similar.similar_pairs(prints)
+    assert len(prints) <= classpass.COMMON_AT_LEAST
+    found = classpass.similar_pairs(prints)
     assert len(found) > 40 * 39 // 4  # the leak alone
     assert found == bench.every_pair(prints)
     # Other thresholds too.
     for threshold, min_shared in [(0.3, 10), (0.9, 60)]:
-        assert similar.similar_pairs(prints, threshold, min_shared) == bench.every_pair(
+        assert classpass.similar_pairs(prints, threshold, min_shared) == bench.every_pair(
             prints, threshold, min_shared
         )
 
@@ -330,12 +331,12 @@ def test_a_big_class_loses_only_pairs_that_share_what_many_hold(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     bench = load_bench()
-    monkeypatch.setattr(simindex, "COMMON_AT_LEAST", 10)
-    monkeypatch.setattr(simindex, "COMMON_IN_BIG", 10)
+    monkeypatch.setattr(shares, "COMMON_AT_LEAST", 10)
+    monkeypatch.setattr(shares, "COMMON_IN_BIG", 10)
     prints = class_with_a_leak(bench, 300, 30)
-    limit = similar.common_limit(len(prints))
+    limit = classpass.common_limit(len(prints))
     assert limit == 10
-    found = similar.similar_pairs(prints)
+    found = classpass.similar_pairs(prints)
     every = bench.every_pair(prints)
     assert set(found) <= set(every)
     held = collections.Counter(h for p in prints for h in p.hashes)
@@ -365,9 +366,11 @@ def test_a_class_based_module_renamed_through_and_through_is_flagged() -> None:
     copy = corpus.renamed(original)
     assert "self.rows" in original and ".rows" not in copy  # attributes renamed too
     assert "def ranked" in original and "ranked" not in copy  # and methods
-    match = similar.compare(similar.fingerprint("a", original), similar.fingerprint("b", copy))
+    match = classpass.compare(
+        classpass.fingerprint("a", original), classpass.fingerprint("b", copy)
+    )
     assert match.score > 0.95  # the names after a dot hid most of it (0.61)
-    assert similar.flagged(match)
+    assert classpass.flagged(match)
 
 
 def test_statements_that_do_nothing_hide_nothing() -> None:
@@ -376,20 +379,20 @@ def test_statements_that_do_nothing_hide_nothing() -> None:
     junk = corpus.with_junk(original)
     plain = ast.unparse(ast.parse(original))
     assert len(junk.splitlines()) > len(plain.splitlines()) + 15
-    assert similar.normalized_tokens(junk) == similar.normalized_tokens(
+    assert classpass.normalized_tokens(junk) == classpass.normalized_tokens(
         ast.unparse(ast.parse(original))
     )
     # A statement that does something is kept.
-    assert similar.normalized_tokens("x = f()\n") != similar.normalized_tokens("")
-    assert similar.normalized_tokens("print(x)\n") != similar.normalized_tokens("x\n")
+    assert classpass.normalized_tokens("x = f()\n") != classpass.normalized_tokens("")
+    assert classpass.normalized_tokens("print(x)\n") != classpass.normalized_tokens("x\n")
 
 
 def test_library_names_after_a_dot_stay_and_the_modules_own_do_not() -> None:
     a = "import math\nclass T:\n    def grow(self, v):\n        self.rows = math.sqrt(v)\n"
     b = "import math\nclass Q:\n    def widen(me, w):\n        me.cells = math.sqrt(w)\n"
     c = "import math\nclass Q:\n    def widen(me, w):\n        me.cells = math.hypot(w)\n"
-    assert similar.normalized_tokens(a) == similar.normalized_tokens(b)
-    assert similar.normalized_tokens(b) != similar.normalized_tokens(c)
+    assert classpass.normalized_tokens(a) == classpass.normalized_tokens(b)
+    assert classpass.normalized_tokens(b) != classpass.normalized_tokens(c)
 
 
 def test_a_copy_of_some_functions_is_flagged_by_its_functions() -> None:
@@ -397,40 +400,40 @@ def test_a_copy_of_some_functions_is_flagged_by_its_functions() -> None:
     victim = (ROOT / "embed.py").read_text(encoding="utf-8")
     own = RIGHT[6].read_text(encoding="utf-8")
     copy = corpus.some_functions(victim, own, 5)
-    a, b = similar.fingerprint("copier", copy), similar.fingerprint("victim", victim)
-    m = similar.compare(a, b)
-    assert m.score < similar.THRESHOLD  # the whole module is mostly the copier's own
+    a, b = classpass.fingerprint("copier", copy), classpass.fingerprint("victim", victim)
+    m = classpass.compare(a, b)
+    assert m.score < classpass.THRESHOLD  # the whole module is mostly the copier's own
     assert len(m.functions_a) >= 3 and "row_times_matrix" in m.functions_a
-    honest = similar.fingerprint("honest", RIGHT[7].read_text(encoding="utf-8"))
-    found = similar.similar_pairs([a, b, honest])
+    honest = classpass.fingerprint("honest", RIGHT[7].read_text(encoding="utf-8"))
+    found = classpass.similar_pairs([a, b, honest])
     assert [(x.a, x.b, x.by) for x in found] == [("copier", "victim", "functions")]
 
 
 def test_which_way_and_the_module_that_holds_three_classmates_code() -> None:
     corpus = load_corpus()
     sources = [p.read_text(encoding="utf-8") for p in RIGHT[:3]]
-    prints = [similar.fingerprint("src%d" % i, s) for i, s in enumerate(sources)]
-    prints.append(similar.fingerprint("mosaic", corpus.mosaic(sources)))
-    found = similar.similar_pairs(prints)
+    prints = [classpass.fingerprint("src%d" % i, s) for i, s in enumerate(sources)]
+    prints.append(classpass.fingerprint("mosaic", corpus.mosaic(sources)))
+    found = classpass.similar_pairs(prints)
     assert {frozenset((m.a, m.b)) for m in found} == {
         frozenset(("mosaic", "src%d" % i)) for i in range(3)
     }
     for m in found:
         holds = m.b_in_a if m.a == "mosaic" else m.a_in_b  # the share of the source in the mosaic
         assert holds > 0.9 and m.holder == "mosaic"
-    collectors = simindex.collectors(prints, found)
+    collectors = shares.collectors(prints, found)
     assert [c.name for c in collectors] == ["mosaic"]
     assert collectors[0].sources == ("src0", "src1", "src2")
     # A module given to three classmates is not a collector: they are alike too.
-    copies = [similar.fingerprint("c%d" % i, renamed_copy(sources[0])) for i in range(3)]
-    given = [similar.fingerprint("giver", sources[0])] + copies
-    assert simindex.collectors(given, similar.similar_pairs(given)) == []
+    copies = [classpass.fingerprint("c%d" % i, renamed_copy(sources[0])) for i in range(3)]
+    given = [classpass.fingerprint("giver", sources[0])] + copies
+    assert shares.collectors(given, classpass.similar_pairs(given)) == []
 
 
 def test_every_flagged_pair_is_listed_with_a_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(similar, "MAX_PAIRS", 2)
+    monkeypatch.setattr(classpass, "MAX_PAIRS", 2)
     source = RIGHT[0].read_text(encoding="utf-8")
     hostile = source + '\nNOTE = "</pre><script>alert(1)</script>\u202e"\n'
     names = ["a", "b", "c", "<img src=x onerror=alert(1)>"]
@@ -441,11 +444,11 @@ def test_every_flagged_pair_is_listed_with_a_page(
         paths.append((name, path))
     out = tmp_path / "out"
     out.mkdir()
-    summary = similar.class_similarity(paths, solutions={}, out=out)
-    listed = json.loads((out / similar.PAIRS_FILE).read_text(encoding="utf-8"))
+    summary = classpass.class_similarity(paths, solutions={}, out=out)
+    listed = json.loads((out / classpass.PAIRS_FILE).read_text(encoding="utf-8"))
     assert summary["pairs_flagged"] == listed["pairs_flagged"] == 6
     assert len(listed["pairs"]) == 6 and len(summary["pairs"]) == 2
-    assert summary["pairs_file"] == similar.PAIRS_FILE
+    assert summary["pairs_file"] == classpass.PAIRS_FILE
     for pair in listed["pairs"]:
         page = (out / pair["page"]).read_text(encoding="utf-8")
         assert "<script" not in page and "<img" not in page
@@ -462,21 +465,21 @@ def test_every_flagged_pair_is_listed_with_a_page(
 def test_one_module_that_breaks_the_tokens_does_not_stop_the_pass(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = similar._read_submission
+    real = classpass._read_submission
 
     def read(path: Path) -> str | None:
         if path.stem == "bad":
             raise RecursionError("too deep")
         return real(path)
 
-    monkeypatch.setattr(similar, "_read_submission", read)
+    monkeypatch.setattr(classpass, "_read_submission", read)
     for name, text in [
         ("a", RIGHT[0].read_text()),
         ("b", RIGHT[0].read_text()),
         ("bad", "BREAKS = 1\n"),
     ]:
         (tmp_path / ("%s.py" % name)).write_text(text, encoding="utf-8")
-    found = similar.class_similarity(
+    found = classpass.class_similarity(
         [(p.stem, p) for p in sorted(tmp_path.glob("*.py"))], solutions={}
     )
     assert found["compared"] == 2 and [(p["a"], p["b"]) for p in found["pairs"]] == [("a", "b")]
@@ -486,7 +489,7 @@ def test_one_module_that_breaks_the_tokens_does_not_stop_the_pass(
 
 
 def test_a_huge_module_is_read_only_in_part() -> None:
-    from grader.engine import simtokens
+    from grader.engine.similarity import tokens as simtokens
 
     found = simtokens.normalize("x = (" * 300_000)
     assert found.truncated and len(found.tokens) <= simtokens.MAX_TOKENS + 10
@@ -495,8 +498,8 @@ def test_a_huge_module_is_read_only_in_part() -> None:
 def test_honest_students_stay_unflagged_and_every_copy_is_found() -> None:
     bench = load_bench()
     modules, copies, collectors = bench.calibration_class(60, 1)
-    prints = [similar.fingerprint(name, source) for name, source in modules]
-    found = {frozenset((m.a, m.b)) for m in similar.similar_pairs(prints)}
+    prints = [classpass.fingerprint(name, source) for name, source in modules]
+    found = {frozenset((m.a, m.b)) for m in classpass.similar_pairs(prints)}
     assert copies <= found
     honest = {n for n, _ in modules if n.startswith("s")} - {n for c in copies for n in c}
     assert not [pair for pair in found if pair <= honest]
@@ -510,8 +513,8 @@ def test_a_pair_is_bounded_however_long_its_names() -> None:
         % ("f" * 5000, k, k, k, k)
         for k in range(80)
     )
-    a, b = similar.fingerprint("a", source + long), similar.fingerprint("b", source + long)
-    pair = similar.similar_pairs([a, b])[0].to_dict()
-    assert 0 < len(pair["a_functions_in_b"]) <= simindex.MAX_FUNCTION_NAMES
+    a, b = classpass.fingerprint("a", source + long), classpass.fingerprint("b", source + long)
+    pair = classpass.similar_pairs([a, b])[0].to_dict()
+    assert 0 < len(pair["a_functions_in_b"]) <= shares.MAX_FUNCTION_NAMES
     assert max(len(n) for n in pair["a_functions_in_b"]) <= 100
     assert len(json.dumps(pair)) < 20_000

@@ -1,9 +1,9 @@
 """The fast ways of the similarity pass give what the plain ways give.
 
-``simscan.scan`` against ``simtokens.normalize`` (the tokens, the functions, whether
+``similarity.scanning.scan`` against ``similarity.tokens.normalize`` (the tokens, the functions, whether
 the source was cut short, what names the grader), the hashes and the winnowing against
 their definitions, and the index of ``similar_pairs`` against comparing every pair by
-the rules of ``simindex``.
+the rules of ``similarity.shares``.
 """
 
 from __future__ import annotations
@@ -20,14 +20,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grader.engine import similar, simindex, simscan, simtokens, winnowing
+from grader.engine.similarity import classpass, scanning, shares, winnowing
+from grader.engine.similarity import tokens as simtokens
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def same_as_normalize(source: str) -> bool:
     """Whether ``scan`` gives what ``normalize`` gives, or leaves it to ``normalize``."""
-    found = simscan.scan(source)
+    found = scanning.scan(source)
     if found is None:
         return False
     plain = simtokens.normalize(source)
@@ -107,7 +108,7 @@ def test_scan_gives_the_tokens_of_normalize_for_a_module_changed_anywhere(
 def test_scan_of_a_huge_or_deep_module() -> None:
     assert same_as_normalize("x = (" * 300_000)
     assert same_as_normalize("[" * 50_000 + "]" * 50_000 + "\n" + "y = 1\n" * 70_000)
-    assert simscan.scan(")" * 1000) is None  # closed at depth 0: normalize's way
+    assert scanning.scan(")" * 1000) is None  # closed at depth 0: normalize's way
 
 
 def packed(tokens: list[str]) -> bytes:
@@ -149,36 +150,36 @@ def test_the_fingerprints_of_a_module_by_function_are_those_of_its_runs() -> Non
             last = found.units[i + 1][0] if i + 1 < len(found.units) else len(hashes)
             runs |= set(hashes[found.units[i][0] : last])
         assert mine == kept & runs
-    assert similar.module_prints(source)[:2] == (module, units)
+    assert classpass.module_prints(source)[:2] == (module, units)
 
 
-def every_pair_by_the_rules(prints: list[similar.Fingerprint]) -> list[similar.Match]:
+def every_pair_by_the_rules(prints: list[classpass.Fingerprint]) -> list[classpass.Match]:
     """``similar_pairs`` by its rules, pair by pair: a pair that shares a fingerprint
     held by at most ``common_limit`` modules (and by more than one) is compared; one
     of identical modules is always listed."""
     held = Counter(h for p in prints for h in p.hashes)
-    limit = simindex.common_limit(len(prints))
-    few = simindex.few_limit(len(prints))
-    units = [sum(1 for n, u in p.units if n and len(u) >= simindex.FUNCTION_MIN) for p in prints]
+    limit = shares.common_limit(len(prints))
+    few = shares.few_limit(len(prints))
+    units = [sum(1 for n, u in p.units if n and len(u) >= shares.FUNCTION_MIN) for p in prints]
     found = []
     for i, j in itertools.combinations(range(len(prints)), 2):
         a, b = prints[i], prints[j]
-        if a.hashes == b.hashes and len(a.hashes) >= simindex.MIN_SHARED:
-            found.append(simindex._match(a, b, len(a.hashes)))
+        if a.hashes == b.hashes and len(a.hashes) >= shares.MIN_SHARED:
+            found.append(shares._match(a, b, len(a.hashes)))
             continue
         shared = a.hashes & b.hashes
         if not any(1 < held[h] <= limit for h in shared):
             continue
         n = len(shared)
         scarce = sum(1 for h in shared if 1 < held[h] <= few)
-        by_units = scarce >= simindex.MIN_SHARED * simindex.FUNCTION_SHARE / 2 and (
-            max(units[i], units[j]) >= simindex.MIN_FUNCTIONS
+        by_units = scarce >= shares.MIN_SHARED * shares.FUNCTION_SHARE / 2 and (
+            max(units[i], units[j]) >= shares.MIN_FUNCTIONS
         )
-        if n < simindex.MIN_SHARED:
+        if n < shares.MIN_SHARED:
             continue
-        if n / min(len(a.hashes), len(b.hashes)) >= simindex.THRESHOLD or by_units:
-            m = simindex._match(a, b, n)
-            if simindex.flagged(m):
+        if n / min(len(a.hashes), len(b.hashes)) >= shares.THRESHOLD or by_units:
+            m = shares._match(a, b, n)
+            if shares.flagged(m):
                 found.append(m)
     found.sort(key=lambda m: (-m.score, -m.shared, m.a, m.b))
     return found
@@ -188,9 +189,9 @@ def every_pair_by_the_rules(prints: list[similar.Fingerprint]) -> list[similar.M
 def test_the_index_flags_what_the_rules_flag(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     # A small class with small limits, so that every way through the index is taken:
     # common fingerprints, rare and scarce ones, copies of functions, identical modules.
-    monkeypatch.setattr(simindex, "COMMON_AT_LEAST", 6)
-    monkeypatch.setattr(simindex, "COMMON_IN_BIG", 6)
-    monkeypatch.setattr(simindex, "FEW_AT_LEAST", 3)
+    monkeypatch.setattr(shares, "COMMON_AT_LEAST", 6)
+    monkeypatch.setattr(shares, "COMMON_IN_BIG", 6)
+    monkeypatch.setattr(shares, "FEW_AT_LEAST", 3)
     rng = random.Random(seed)
     blocks = [[rng.getrandbits(32) for _ in range(rng.randrange(8, 40))] for _ in range(30)]
     prints = []
@@ -200,9 +201,9 @@ def test_the_index_flags_what_the_rules_flag(seed: int, monkeypatch: pytest.Monk
             ("f%d" % b, frozenset(h for h in blocks[b] if rng.random() < 0.9)) for b in parts
         )
         hashes = frozenset().union(*(u for _, u in units)) | {rng.getrandbits(32) for _ in range(5)}
-        prints.append(similar.Fingerprint("s%02d" % i, hashes, len(hashes), "", units))
+        prints.append(classpass.Fingerprint("s%02d" % i, hashes, len(hashes), "", units))
     for k in rng.sample(range(40), 3):
-        prints[k] = similar.Fingerprint("t%02d" % k, prints[0].hashes, 1, "", prints[0].units)
+        prints[k] = classpass.Fingerprint("t%02d" % k, prints[0].hashes, 1, "", prints[0].units)
 
     # Copies of a few functions: too little of either module to be flagged on shares.
     def fresh(n: int) -> tuple[str, frozenset[int]]:
@@ -213,9 +214,9 @@ def test_the_index_flags_what_the_rules_flag(seed: int, monkeypatch: pytest.Monk
         for name, own in (("victim%d" % k, 6), ("copier%d" % k, 9)):
             units = tuple(taken) + tuple(fresh(30) for _ in range(own))
             hashes = frozenset().union(*(u for _, u in units))
-            prints.append(similar.Fingerprint(name, hashes, len(hashes), "", units))
-    assert len(prints) > simindex.common_limit(len(prints))
-    found = similar.similar_pairs(prints)
+            prints.append(classpass.Fingerprint(name, hashes, len(hashes), "", units))
+    assert len(prints) > shares.common_limit(len(prints))
+    found = classpass.similar_pairs(prints)
     assert found == every_pair_by_the_rules(prints)
     assert len(found) >= 6
     assert sum(1 for m in found if m.by == "functions") >= 3

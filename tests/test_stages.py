@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from grader.engine import classpage
 from grader.engine.batch import (
     GRADER_ERROR,
     BatchOptions,
     BatchResult,
     Row,
     classout,
+    filledroster,
     lms,
     merge,
-    rosterfill,
+    pages,
     run,
     run_batch,
 )
@@ -145,9 +145,11 @@ STAGES: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "summary": lambda mp: mp.setattr(classout, "summarize", raising_for(BAD, classout.summarize)),
     "gradebook": lambda mp: mp.setattr(Row, "csv", raising_for(BAD, Row.csv)),
     "page": lambda mp: mp.setattr(
-        classpage, "write_pages", raising_for(BAD, classpage.write_pages, rows_at=1)
+        pages, "write_pages", raising_for(BAD, pages.write_pages, rows_at=1)
     ),
-    "roster": lambda mp: mp.setattr(rosterfill, "problems", raising_for(BAD, rosterfill.problems)),
+    "roster": lambda mp: mp.setattr(
+        filledroster, "problems", raising_for(BAD, filledroster.problems)
+    ),
 }
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from grader import grade
 from grader.engine.messages import text
-from grader.engine.outputs import render
-from grader.engine.results import Status
+from grader.engine.output.byformat import render
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed import contract
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,8 +19,8 @@ from timelimits import scaled
 
 from grader import grade
 from grader.engine import lab as labs
-from grader.engine.expect import Returns
-from grader.engine.results import Report
+from grader.engine.vocabulary.expect import Returns
+from grader.engine.vocabulary.results import Report
 from grader.labs.embed import fixed
 from grader.labs.embed.lab import full
 from grader.labs.embed.stored import build, data

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from timelimits import scaled
 
-from grader.engine.expect import Returns
+from grader.engine.vocabulary.expect import Returns
 from grader.labs.embed.contract import NAMES
 from grader.labs.embed.expect import Ranks
 from grader.labs.embed.lab import full
@@ -92,7 +92,7 @@ def _python(site: Path, code: str, *args: str, blocked: bool = False, **kw: Any)
 
 
 GRADE = """
-from grader.engine.cli import main
+from grader.engine.commands.cli import main
 raise SystemExit(main(sys.argv[1:]))
 """
 

@@ -115,7 +115,7 @@ def check_config(path: Path) -> None:
     """Refuse a configuration the runner would refuse: better at the build than on
     every submission."""
     sys.path.insert(0, str(ROOT))
-    from grader.engine.gradescope import load_config
+    from grader.engine.commands.gradescope import load_config
     from grader.engine.lab import find
 
     load_config(path, find())

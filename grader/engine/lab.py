@@ -4,6 +4,8 @@ A lab is a package (a folder with ``__init__.py``) whose ``LAB`` attribute is a
 ``Lab``.  The engine grades any module against any lab through this object alone: it
 never imports a lab by name.  ``find("embed")`` loads ``grader.labs.embed``;
 ``find("path/to/folder")`` loads the lab in that folder.
+
+It may import, of the grader: ``vocabulary``, ``sandbox`` and ``messages``.
 """
 
 from __future__ import annotations
@@ -18,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from grader.engine.contract import Name
-from grader.engine.expect import Case, Check
-from grader.engine.hints import Hints
+from grader.engine.vocabulary.contract import Name
+from grader.engine.vocabulary.expect import Case, Check
+from grader.engine.vocabulary.hints import Hints
 
 if TYPE_CHECKING:
-    from grader.engine.results import Status
     from grader.engine.sandbox import Call, Outcome, Written
+    from grader.engine.vocabulary.results import Status
 
 DEFAULT = "embed"
 
@@ -111,7 +113,7 @@ class Lab:
     reference: Path | None = None  # the model answer, when the course keeps it at hand
     stub: Path | None = None  # the module students start from
     prints: Path | None = (
-        None  # fingerprints of the stub and the reference (grader/engine/prints.py)
+        None  # fingerprints of the stub and the reference (grader/engine/similarity/shipped.py)
     )
     report_groups: tuple[tuple[str, tuple[str, ...]], ...] = ()  # Gradescope's report tests
     spec: str = ""  # what find() was given; set by find()
@@ -137,7 +139,7 @@ class Lab:
     def cases(self, seed: int, ids: tuple[str, ...]) -> tuple[tuple[Check, tuple[Case, ...]], ...]:
         if self.plan is not None:
             return self.plan(seed, ids)
-        from grader.engine.expect import plan
+        from grader.engine.vocabulary.expect import plan
 
         return plan(self.checks, seed, ids)
 

@@ -18,6 +18,8 @@ the parts take from one another is written for the type checker alone in ``names
 which each part star-imports under ``if TYPE_CHECKING:`` (never run).  Everything in
 a part travels to every child, so the parts after ``base`` say what they hold in a
 comment rather than a docstring.
+
+Its modules may import, of the grader: none (the standard library only).
 """
 
 PARTS = (

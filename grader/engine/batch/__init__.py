@@ -9,35 +9,36 @@ process, so a crash or a hang costs that submission its points and nothing more.
 The output folder gets ``gradebook.csv`` (and the same grades for Canvas and Moodle,
 ``gradebook-canvas.csv`` and ``gradebook-moodle.csv``), ``feedback/ID.txt``, ``feedback/ID.json`` and
 ``feedback/ID.html``, ``summary.txt`` and ``summary.json`` (with the similar submissions
-flagged, see ``grader.engine.similar``), ``report.html`` (the class on one page, see
-``grader.engine.classpage``), ``rows.json`` (what ``embed-grader merge`` reads) and
+flagged, see ``grader.engine.similarity``), ``report.html`` (the class on one page, see
+``grader.engine.batch.pages``), ``rows.json`` (what ``embed-grader merge`` reads) and
 ``.cache.json``: a submission whose files,
 seed and options are unchanged, graded by the same grader, is not graded again
 (``--force`` regrades everything).
 
-What lives here, each module importing only those above it:
+What lives here, each module importing only those above it (one hand-in, and which
+of its files is the module, is ``grader.engine.handin``'s):
 
-- ``identity``: whose a hand-in is, read only from where the platform writes it;
 - ``roster``: the platform's own list of students (``--roster``), read within bounds;
-- ``finding``: which file of a hand-in is the module, one rule everywhere;
-- ``archives``: a ``.zip`` unpacked within limits, or refused with the reason;
-- ``submissions``: a submission, its ids, the files grading reads;
-- ``copies``, ``matching``, ``handins``: a class folder's hand-ins, one per student;
 - ``rows``: the batch's options, one row per submission, the gradebook;
+- ``copies``, ``matching``, ``handins``: a class folder's hand-ins, one per student;
 - ``summary``: the class at a glance (``summary.json`` and ``summary.txt``);
 - ``lms``: the gradebook in the CSV import formats of Canvas and Moodle;
-- ``rosterfill``: the roster filled with the grades, as the platform imports it;
+- ``filledroster``: the roster filled with the grades, as the platform imports it;
 - ``cache``: ``.cache.json`` and the fingerprint of the grader;
 - ``faults``: a fault of the grader confined to the submission it struck;
+- ``failedchecks``: the checks the class failed, one entry per function;
+- ``pages``: the class on one page (``report.html``) and each student's feedback page;
 - ``classout``: what is written about the whole class, ``rows.json`` and the shards;
+- ``integrity``: noticing that grading one submission changed the grader or another
+  submission;
 - ``job``: grading one submission in a worker;
 - ``run``: the whole batch, in parallel, stopped when grading changes a watched file;
 - ``command``: the command line;
 - ``shardfile``: a batch's output as ``merge`` reads it, untrusted;
 - ``merge``: ``embed-grader merge``, one class from several batches' outputs (shards).
 
-These modules import the rest of the engine (never ``grader.engine.cli``) and, for
-now, this lab's constants from ``grader.labs.embed.contract``.
+Its modules may import, of the grader: ``similarity``, ``output``, ``grading``,
+``handin``, ``lab``, ``vocabulary``, ``sandbox``, ``messages`` and ``safefs``.
 """
 
 from __future__ import annotations
@@ -61,13 +62,13 @@ if TYPE_CHECKING:
         write_gradebook,
     )
     from grader.engine.batch.run import BatchResult, Tampered, run_batch
-    from grader.engine.batch.submissions import (
+    from grader.engine.batch.summary import summarize, summary_text
+    from grader.engine.handin.submissions import (
         Submission,
         find_module,
         student_seed,
         watched_files,
     )
-    from grader.engine.batch.summary import summarize, summary_text
 
 __all__ = [
     "CACHE_FILE",
@@ -99,7 +100,7 @@ __all__ = [
 ]
 
 # Where each name above lives.  A grading from the command line imports one of these
-# modules (``finding``, say) without the rest: the package loads a module only when
+# modules (``handins``, say) without the rest: the package loads a module only when
 # one of its names is asked for.
 _HOMES = {
     "CACHE_FILE": "cache",
@@ -121,11 +122,11 @@ _HOMES = {
     "BatchResult": "run",
     "Tampered": "run",
     "run_batch": "run",
-    "Submission": "submissions",
+    "Submission": "grader.engine.handin.submissions",
     "discover": "handins",
-    "find_module": "submissions",
-    "student_seed": "submissions",
-    "watched_files": "submissions",
+    "find_module": "grader.engine.handin.submissions",
+    "student_seed": "grader.engine.handin.submissions",
+    "watched_files": "grader.engine.handin.submissions",
     "summarize": "summary",
     "summary_text": "summary",
 }
@@ -136,6 +137,6 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError("module %r has no attribute %r" % (__name__, name))
-    value = getattr(importlib.import_module(__name__ + "." + home), name)
+    value = getattr(importlib.import_module(home if "." in home else __name__ + "." + home), name)
     globals()[name] = value
     return value

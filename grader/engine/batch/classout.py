@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from grader.engine.batch import faults, lms, rosterfill
+from grader.engine.batch import faults, filledroster, lms
 from grader.engine.batch.faults import Fault
 from grader.engine.batch.rows import BatchOptions, Row, gradebook_csv, write_atomic
 from grader.engine.batch.summary import summarize, summary_text
 from grader.engine.lab import Lab, find
-from grader.engine.similar import MIN_SHARED, THRESHOLD, class_similarity
-from grader.engine.winnowing import K, W
+from grader.engine.similarity.classpass import MIN_SHARED, THRESHOLD, class_similarity
+from grader.engine.similarity.winnowing import K, W
 
 RECORD = "rows.json"
 SIMILAR_CACHE = ".similar-cache.json"
@@ -190,7 +190,7 @@ def _roster(
 
     def attempt(rows: Sequence[Row]) -> dict[str, list[str]]:
         kept.clear()
-        return rosterfill.write_platform(out, rows, opts, kept.__setitem__)
+        return filledroster.write_platform(out, rows, opts, kept.__setitem__)
 
     return attempt
 
@@ -201,7 +201,7 @@ def _pages(
     """The class page and the students' pages for some rows: the students' pages are
     written as they come, the class page kept in ``kept`` (an attempt on part of the
     class must not leave a page of part of the class)."""
-    from grader.engine.classpage import write_pages  # Jinja2 and pygal: not in the workers
+    from grader.engine.batch.pages import write_pages  # Jinja2 and pygal: not in the workers
 
     def write(path: Path, data: str) -> None:
         if path.name == PAGE and path.parent == out:

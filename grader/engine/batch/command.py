@@ -15,21 +15,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.engine import layout
-from grader.engine.batch import rosterfill
+from grader.engine.batch import filledroster
 from grader.engine.batch.cache import CACHE_FILE, Cache
 from grader.engine.batch.roster import GRADESCOPE_METADATA
 from grader.engine.batch.rows import GRADED, GRADER_ERROR, BatchOptions, Row, num
 from grader.engine.batch.run import BatchResult, Tampered, run_batch
-from grader.engine.batch.submissions import os_error
 from grader.engine.batch.summary import summary_text
-from grader.engine.grading import UsageError, new_seed
+from grader.engine.grading.grade import UsageError, new_seed
+from grader.engine.grading.optioncheck import option_problem
+from grader.engine.grading.stopping import Terminated, terminated_raises
+from grader.engine.handin.submissions import os_error
 from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import LabError, find
 from grader.engine.messages import LANGUAGES, default_language, text
-from grader.engine.optioncheck import option_problem
+from grader.engine.output import terminal
 from grader.engine.sandbox import CHOICES
-from grader.engine.stopping import Terminated, terminated_raises
 
 
 def parser() -> argparse.ArgumentParser:
@@ -96,7 +96,7 @@ def parser() -> argparse.ArgumentParser:
         help="grade only share K of N of the submissions (by id: a rerun or a late submission "
         "lands in the same share); embed-grader merge joins the shards' outputs",
     )
-    rosterfill.add_arguments(p)
+    filledroster.add_arguments(p)
     p.add_argument(
         "--sandbox",
         default="auto",
@@ -176,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc))
     except OSError as exc:
         return _fail("%s: %s" % (exc.filename or args.out, os_error(exc)))
-    columns = layout.width(sys.stdout)
+    columns = terminal.width(sys.stdout)
     sys.stdout.write(summary_text(result.summary, lang, columns))
     out = Path(args.out)
     outputs = text(
@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cached=result.cached,
         seconds="%.1f" % result.seconds,
     )
-    print("\n" + "\n".join(layout.wrap(outputs, columns, "  ")))
+    print("\n" + "\n".join(terminal.wrap(outputs, columns, "  ")))
     print(text("batch.page", lang, path=out / "report.html", feedback=out / "feedback"))
     alike = result.summary.get("similar") or {}
     close = {c["id"] for c in alike.get("close_to_solutions", [])}
@@ -201,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not result.rows:
         print(text("batch.empty", lang, root=args.submissions), file=err)
         return 2
-    if result.exit_status == 0 and rosterfill.needs_look(result.summary):
+    if result.exit_status == 0 and filledroster.needs_look(result.summary):
         return 1  # every file written; some hand-ins need a look before the import
     return result.exit_status
 

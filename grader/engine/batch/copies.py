@@ -14,10 +14,10 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Sequence
 
-from grader.engine import notebook, safefs
-from grader.engine.batch import archives, submissions
-from grader.engine.batch.finding import Choice, copy_number
-from grader.engine.batch.submissions import UNREADABLE, Submission
+from grader.engine import safefs
+from grader.engine.handin import archives, notebook, submissions
+from grader.engine.handin.finding import Choice, copy_number
+from grader.engine.handin.submissions import UNREADABLE, Submission
 from grader.engine.lab import Lab
 from grader.engine.messages import text
 from grader.engine.sandbox import MAX_MODULE

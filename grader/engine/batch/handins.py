@@ -22,15 +22,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from grader.engine import notebook, safefs
-from grader.engine.batch import archives, copies, identity, matching, submissions
+from grader.engine import safefs
+from grader.engine.batch import copies, matching
 from grader.engine.batch import roster as roster_file
 from grader.engine.batch.copies import Item
-from grader.engine.batch.finding import IGNORED, Choice, choose, copy_number, python_files
-from grader.engine.batch.identity import Identity
 from grader.engine.batch.roster import Roster
 from grader.engine.batch.rows import BatchOptions
-from grader.engine.batch.submissions import (
+from grader.engine.handin import archives, identity, notebook, submissions
+from grader.engine.handin.finding import IGNORED, Choice, choose, copy_number, python_files
+from grader.engine.handin.identity import Identity
+from grader.engine.handin.submissions import (
     AMBIGUOUS,
     CLAIMED,
     MISSING,
@@ -346,7 +347,7 @@ def load_roster(opts: BatchOptions, lab: Lab) -> Roster | None:
     """The roster of ``--roster`` (None without one); a UsageError says why it is unusable."""
     if not opts.roster:
         return None
-    from grader.engine.grading import UsageError
+    from grader.engine.grading.grade import UsageError
 
     try:
         return roster_file.load(opts.roster, opts.assignment, Path(lab.module_file).stem)

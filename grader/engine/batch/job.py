@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.engine import layout
 from grader.engine.batch.rows import GRADER_ERROR, NOT_GRADED, Row, empty_row, num, row_of
-from grader.engine.batch.submissions import REFUSED, UNREADABLE, Submission
-from grader.engine.grading import UsageError, grade
+from grader.engine.grading.grade import UsageError, grade
+from grader.engine.handin.submissions import REFUSED, UNREADABLE, Submission
 from grader.engine.lab import find
 from grader.engine.messages import text
-from grader.engine.outputs import render
+from grader.engine.output import terminal
+from grader.engine.output.byformat import render
 from grader.engine.sandbox import MachineFault
 
 
@@ -63,7 +63,7 @@ def grade_one(job: Job) -> Graded:
             lab=job.lab,
         )
         row = row_of(sub, report, time.perf_counter() - start)
-        feedback = render(report, "text", job.lang, width=layout.DEFAULT_WIDTH)
+        feedback = render(report, "text", job.lang, width=terminal.DEFAULT_WIDTH)
         return with_notes(Graded(row, feedback, render(report, "json", job.lang)), sub.notes)
     except UsageError as exc:
         status = REFUSED if exc.code.startswith("submission.") else UNREADABLE
@@ -91,7 +91,7 @@ def with_notes(graded: Graded, notes: Sequence[str]) -> Graded:
     what, the others handed in) first: in the text, and as ``notes`` in the JSON."""
     if not notes:
         return graded
-    lines = "\n".join("\n".join(layout.wrap(n, layout.DEFAULT_WIDTH, "  ")) for n in notes)
+    lines = "\n".join("\n".join(terminal.wrap(n, terminal.DEFAULT_WIDTH, "  ")) for n in notes)
     data = json.loads(graded.feedback_json)
     data["notes"] = list(notes)
     return Graded(

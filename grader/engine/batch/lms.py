@@ -13,7 +13,7 @@ student's identity only where the platform wrote it in the download's names
   other submission's id goes into ``SIS Login ID``, so a course whose folders are
   named by login imports as it is.  A column named after the module makes a new
   assignment on import: to fill the assignment's own column, give the gradebook
-  export as ``--roster`` (``rosterfill``).
+  export as ``--roster`` (``filledroster``).
 - ``gradebook-moodle.csv`` for Moodle: the columns of the assignment's grading
   worksheet (View all submissions, Upload grading worksheet): ``Identifier`` is
   ``Participant NNN``, the participant number of the download's folder names
@@ -38,8 +38,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from grader.engine.batch import identity
 from grader.engine.batch.rows import UNSCORED, Row, cell, num
+from grader.engine.handin import identity
 
 CANVAS_FILE = "gradebook-canvas.csv"
 MOODLE_FILE = "gradebook-moodle.csv"

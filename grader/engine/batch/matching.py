@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.engine.batch import identity
-from grader.engine.batch.identity import Identity
 from grader.engine.batch.roster import Roster
-from grader.engine.batch.submissions import (
+from grader.engine.handin import identity
+from grader.engine.handin.identity import Identity
+from grader.engine.handin.submissions import (
     CLAIMED,
     MISSING,
     UNMATCHED,

@@ -30,17 +30,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.engine.batch import faults, rosterfill, shardfile
+from grader.engine.batch import faults, filledroster, shardfile
 from grader.engine.batch.classout import write_class
 from grader.engine.batch.faults import Fault
 from grader.engine.batch.handins import discover
 from grader.engine.batch.job import problem_feedback
 from grader.engine.batch.rows import GRADER_ERROR, UNSCORED, BatchOptions, Row, write_atomic
 from grader.engine.batch.shardfile import Entry, Record, Refused
+from grader.engine.grading.runoptions import UsageError
 from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import Lab, LabError, find
 from grader.engine.messages import LANGUAGES, default_language, text
-from grader.engine.options import UsageError
 
 
 class MergeError(Exception):
@@ -303,7 +303,7 @@ def parser() -> argparse.ArgumentParser:
         help="the lab the outputs were graded against (default: embed)",
     )
     p.add_argument("--lang", choices=LANGUAGES, help="language of the outputs")
-    rosterfill.add_arguments(p)
+    filledroster.add_arguments(p)
     return p
 
 
@@ -343,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ids = sorted({f.id for f in merged.faults if f.id})
     if ids:
         print(text("batch.faults", lang, n=len(ids), ids=", ".join(ids)), file=sys.stderr)
-    looked = rosterfill.after_merge(merged.out, merged.rows, merged.summary, args, lang)
+    looked = filledroster.after_merge(merged.out, merged.rows, merged.summary, args, lang)
     print(text("merge.done", lang, n=len(merged.rows), outs=len(args.outs), out=merged.out))
     if looked and getattr(merged, "exit_status", 0) == 0:
         return 1  # every file written; some hand-ins need a look

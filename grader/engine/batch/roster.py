@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.engine import safefs
-from grader.engine.batch import identity
+from grader.engine.handin import identity
 
 GRADESCOPE_METADATA = "submission_metadata.yml"  # beside the folders of an export
 MAX_ROSTER = 16 * 1024 * 1024

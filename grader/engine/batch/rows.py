@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.engine.batch.submissions import MISSING, REFUSED, UNREADABLE, Submission
+from grader.engine.handin.submissions import MISSING, REFUSED, UNREADABLE, Submission
 from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import Lab, find
-from grader.engine.results import Report, Status
+from grader.engine.vocabulary.results import Report, Status
 
 GRADED = "graded"
 TIMEOUT = "timeout"

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.engine import integrity, safefs
-from grader.engine.batch import faults
+from grader.engine import safefs
+from grader.engine.batch import faults, integrity
 from grader.engine.batch.cache import CACHE_FILE, Cache, cache_key, grader_fingerprint
 from grader.engine.batch.classout import in_shard, write_class, write_record
 from grader.engine.batch.faults import Fault
@@ -37,7 +37,9 @@ from grader.engine.batch.rows import (
     empty_row,
     write_atomic,
 )
-from grader.engine.batch.submissions import (
+from grader.engine.grading.grade import UsageError
+from grader.engine.grading.stopping import raise_on_term
+from grader.engine.handin.submissions import (
     UNREADABLE,
     Submission,
     files_hash,
@@ -45,11 +47,9 @@ from grader.engine.batch.submissions import (
     student_seed,
     watched_files,
 )
-from grader.engine.grading import UsageError
 from grader.engine.lab import find
 from grader.engine.messages import text
 from grader.engine.sandbox import strongest, weaker_note
-from grader.engine.stopping import raise_on_term
 
 
 class Tampered(Exception):

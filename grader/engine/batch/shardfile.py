@@ -23,7 +23,7 @@ from typing import Any, TypeGuard
 
 from grader.engine import safefs
 from grader.engine.batch.rows import STATUSES, UNSCORED, Row
-from grader.engine.batch.submissions import MISSING, REFUSED, UNREADABLE
+from grader.engine.handin.submissions import MISSING, REFUSED, UNREADABLE
 from grader.engine.lab import Lab
 from grader.engine.messages import LANGUAGES, text
 

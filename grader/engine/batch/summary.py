@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from grader import __version__
-from grader.engine import layout
 from grader.engine.batch.rows import (
     NOT_GRADED,
     STATUSES,
@@ -19,6 +18,7 @@ from grader.engine.batch.rows import (
 )
 from grader.engine.lab import find
 from grader.engine.messages import kind, text
+from grader.engine.output import terminal
 
 # Totals are put in ten bins below the full marks, which have a bin of their own.
 
@@ -163,7 +163,7 @@ BAR = 40
 
 
 def summary_text(
-    summary: dict[str, Any], lang: str = "en", width: int = layout.DEFAULT_WIDTH
+    summary: dict[str, Any], lang: str = "en", width: int = terminal.DEFAULT_WIDTH
 ) -> str:
     """The class summary as text, no line wider than ``width`` columns."""
     lines = _summary_lines(summary, lang, width)
@@ -171,7 +171,7 @@ def summary_text(
         lines += ["", text("batch.machine", lang, n=summary["not_graded"])]
     lines += _fault_lines(summary.get("faults") or [], lang)
     lines += identity_lines(summary.get("identities") or {}, lang)
-    fitted = [piece for line in lines for piece in layout.wrap(line, width, " " * 8)]
+    fitted = [piece for line in lines for piece in terminal.wrap(line, width, " " * 8)]
     return "\n".join(fitted) + "\n"
 
 
@@ -242,7 +242,7 @@ def _summary_lines(summary: dict[str, Any], lang: str, width: int) -> list[str]:
             mistakes = f.get("mistakes") or _in_words(Counter(f["codes"]), lang)
             codes = "; ".join("%s %d" % kv for kv in mistakes.items())
             row = "  %4d  %-36s %s" % (f["students"], f["check"], codes)
-            if layout.cells(row) > width:  # the kinds of mistake go below, indented
+            if terminal.cells(row) > width:  # the kinds of mistake go below, indented
                 row = "  %4d  %s\n        %s" % (f["students"], f["check"], codes)
             lines += row.split("\n")
         if len(failing) > TOP_FAILING:

@@ -4,6 +4,8 @@ The engine's own texts are here; each lab adds a folder of its own (``add``), wi
 the texts of its checks, hints and steps.  ``en.json`` is complete by definition;
 ``ko.json`` and ``zh.json`` must hold the same codes (a test checks it).  Placeholders
 use ``str.format`` names.  This package imports the standard library only.
+
+Its modules may import, of the grader: none.
 """
 
 from __future__ import annotations

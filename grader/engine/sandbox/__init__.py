@@ -6,22 +6,38 @@ only inputs and sends back only plain JSON; expected values never exist in it.  
 object in this process: answers are decoded to plain values, with ``Foreign``
 standing for subclasses and unknown objects and ``Raised`` for exceptions.
 
-What lives here, from the bottom up: ``limits`` (sizes and times), ``records`` (the
-plain data in and out), ``encoding`` (values on the wire), ``pipe`` (lines from the
-child), ``processes`` (finding and killing them, cgroups), ``program`` (the child's
-parts joined into one program as handed over), ``isolation`` (process, user or bubblewrap), ``budget`` (the
-time a submission may take), ``disk`` (each child's share of disk, and what the
-machine itself lacks), and the ``Sandbox`` itself in layers: ``child`` (start and stop one child), ``loading``
-(import the module, restart), ``running`` (calls) and ``box`` (the report writer).
+What lives here, from the bottom up: ``limits`` (sizes and times), ``walls`` (what
+the child must not read, and whether the kernel lets it wall itself off),
+``decoding`` (what the parent accepts from the child: strict decoding and a check of
+every field) and ``reportfiles`` (the same for the files the report writer left),
+``records`` (the plain data in and out), ``encoding`` (values on the wire), ``pipe``
+(lines from the child), ``procfs`` (what /proc says of a process), ``users`` (an
+unprivileged user for each child when the grader runs as root), ``processes``
+(finding and killing them, cgroups), ``program`` (the child's parts joined into one
+program as handed over), ``isolation`` (process, user or bubblewrap), ``budget`` (the
+time a submission may take), ``leftovers`` (the folders of children whose grader was
+killed) and ``disk`` (each child's share of disk, and what the machine itself lacks),
+and the ``Sandbox`` itself in layers: ``child`` (start and stop one child),
+``loading`` (import the module, restart), ``running`` (calls) and ``box`` (the report
+writer).
 
-Modules here may import the standard library, ``grader.engine.wire``,
-``grader.engine.safefs``, ``grader.engine.users``, ``grader.engine.procfs`` and each
-other (a layer only those below it); never a lab: the names to ask for come from
-the caller.
+Modules here may import the standard library and each other (a layer only those
+below it); never a lab: the names to ask for come from the caller.
+
+Its modules may import, of the grader: ``_child`` (its list of parts, which are read as
+files and never imported here) and ``safefs``.
 """
 
 from grader.engine.sandbox.box import Sandbox
 from grader.engine.sandbox.child import CHILD, CHILD_TAG, MODULE_FILE
+from grader.engine.sandbox.decoding import (
+    Foreign,
+    OffProtocol,
+    Raised,
+    decode,
+    unpack,
+    unpack_rows,
+)
 from grader.engine.sandbox.disk import DISK_DETAIL, machine_fault, twice
 from grader.engine.sandbox.encoding import (
     PACK_FROM,
@@ -66,15 +82,7 @@ from grader.engine.sandbox.records import (
     SandboxError,
     Written,
 )
-from grader.engine.wire import (
-    Foreign,
-    OffProtocol,
-    Raised,
-    decode,
-    unpack,
-    unpack_rows,
-)
-from grader.engine.wirefiles import WrittenFile
+from grader.engine.sandbox.reportfiles import WrittenFile
 
 __all__ = [
     "ANSWER_SLACK",

@@ -9,14 +9,14 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Any
 
-from grader.engine import wirefiles
+from grader.engine.sandbox import reportfiles
+from grader.engine.sandbox.decoding import OffProtocol, decode
 from grader.engine.sandbox.disk import DISK_DETAIL
 from grader.engine.sandbox.encoding import dumps
 from grader.engine.sandbox.limits import ANSWER_SLACK, MAX_LINE, MIN_ANSWER, SPENT
 from grader.engine.sandbox.pipe import Died, TooLarge
 from grader.engine.sandbox.records import Written
 from grader.engine.sandbox.running import Running
-from grader.engine.wire import OffProtocol, decode
 
 
 class Sandbox(Running):
@@ -128,7 +128,7 @@ class Sandbox(Running):
                     detail = "%s did not finish within %g s" % (fn, limit)
                     called = tuple(n for n in dict.fromkeys(stack) if n in self.names)
                     return Written("timeout", {}, called=called, detail=detail)
-                got = wirefiles.reported(data, files, max_bytes, self.names)
+                got = reportfiles.reported(data, files, max_bytes, self.names)
             except Died:
                 return Written("crashed", {}, detail="%s during %s" % (self._died(), fn))
             except TooLarge:

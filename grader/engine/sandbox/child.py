@@ -10,9 +10,10 @@ import tempfile
 import time
 from collections.abc import Collection, Sequence
 
-from grader.engine import safefs, users, wire
-from grader.engine.sandbox import disk, program, walls
+from grader.engine import safefs
+from grader.engine.sandbox import decoding, disk, program, users, walls
 from grader.engine.sandbox.budget import Budget
+from grader.engine.sandbox.decoding import OffProtocol, decode
 from grader.engine.sandbox.isolation import (
     CHOICES,
     HOME_AS_ROOT,
@@ -44,7 +45,6 @@ from grader.engine.sandbox.processes import (
 )
 from grader.engine.sandbox.program import CHILD, CHILD_TAG, child_program, compiled_program
 from grader.engine.sandbox.records import Loaded, SandboxError
-from grader.engine.wire import OffProtocol, decode
 
 MODULE_FILE = "embed.py"  # the default name of the child's copy of the student's module
 
@@ -249,7 +249,7 @@ class Child:
             if line is None:
                 raise OffProtocol("no answer")
             data = decode(line)  # said before anything of the student's ran
-            self.python_version = wire.ready(data)
+            self.python_version = decoding.ready(data)
             self.walled = None if self.isolation == "process" else data.get("walled") is True
         except (Died, TooLarge, OffProtocol):
             why = self._startup_error()

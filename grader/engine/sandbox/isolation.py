@@ -10,8 +10,7 @@ import subprocess
 import sys
 from typing import Any
 
-from grader.engine import users
-from grader.engine.sandbox import walls
+from grader.engine.sandbox import users, walls
 from grader.engine.sandbox.records import SandboxError
 
 # process: the grader's own user; user: an unprivileged user of its own (the grader

@@ -33,7 +33,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from grader.engine import safefs, users
+from grader.engine import safefs
+from grader.engine.sandbox import users
 from grader.engine.sandbox.limits import TMPFS_BYTES
 
 try:

@@ -7,14 +7,14 @@ import os
 import time
 from collections.abc import Sequence
 
-from grader.engine import wire
+from grader.engine.sandbox import decoding
 from grader.engine.sandbox.child import Child
+from grader.engine.sandbox.decoding import OffProtocol, decode
 from grader.engine.sandbox.disk import DISK_DETAIL as DISK
 from grader.engine.sandbox.encoding import dumps
 from grader.engine.sandbox.limits import CPU_SECONDS, FSIZE_MB, LOAD_LINE, MAX_LINE, STDLIB
 from grader.engine.sandbox.pipe import Died, TooLarge
 from grader.engine.sandbox.records import Call, Loaded, MachineFault, Outcome
-from grader.engine.wire import OffProtocol, decode
 
 
 class Loading(Child):
@@ -89,7 +89,7 @@ class Loading(Child):
                     "importing the module did not finish within %g s" % self.timeout,
                     timed_out=True,
                 )
-            got = wire.loaded(decode(line), self._functions(), self._constants())
+            got = decoding.loaded(decode(line), self._functions(), self._constants())
         except (Died, TooLarge, OffProtocol) as exc:
             output = self._output()
             if isinstance(exc, Died):

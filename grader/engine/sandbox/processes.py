@@ -12,8 +12,7 @@ import sys
 import tempfile
 import time
 
-from grader.engine import procfs
-from grader.engine.sandbox import walls
+from grader.engine.sandbox import procfs, walls
 from grader.engine.sandbox.limits import MARKER
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from grader.engine.sandbox.decoding import Printed, Raised
 from grader.engine.sandbox.limits import MAX_LINE
-from grader.engine.wire import Printed, Raised
-from grader.engine.wirefiles import WrittenFile
+from grader.engine.sandbox.reportfiles import WrittenFile
 
 
 class SandboxError(Exception):

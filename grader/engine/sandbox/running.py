@@ -9,14 +9,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from grader.engine import wire
+from grader.engine.sandbox import decoding
+from grader.engine.sandbox.decoding import OffProtocol, decode
 from grader.engine.sandbox.disk import DISK_DETAIL
 from grader.engine.sandbox.encoding import Encoded, dumps, encoded
 from grader.engine.sandbox.limits import ANSWER_SLACK, MAX_LINE, WHERE_WAIT
 from grader.engine.sandbox.loading import Loading
 from grader.engine.sandbox.pipe import Died, Pipe, TooLarge
 from grader.engine.sandbox.records import Call, Outcome
-from grader.engine.wire import OffProtocol, decode
 
 
 class Running(Loading):
@@ -210,7 +210,7 @@ class Running(Loading):
                         continue  # a copy of an earlier line, written by the student's code
                     if type(data) is not dict or type(data.get("id")) is not int or data["id"] != i:
                         raise OffProtocol("not the answer to the call")
-                    got = wire.answer(data, self.names)
+                    got = decoding.answer(data, self.names)
                 except OffProtocol:
                     failed = Outcome(
                         c.id,
@@ -323,13 +323,13 @@ class Running(Loading):
                     if type(data) is dict and type(data.get("id")) is int and data["id"] == i:
                         return line, []
                     if type(data) is dict and data.get("op") == "where":
-                        return None, wire.where(data, self.names)
+                        return None, decoding.where(data, self.names)
                 except OffProtocol:
                     return None, []
         except (Died, TooLarge):
             return None, []
 
-    def _outcome(self, c: Call, got: wire.AnswerFields) -> Outcome:
+    def _outcome(self, c: Call, got: decoding.AnswerFields) -> Outcome:
         common: dict[str, Any] = {
             "mutated": got.mutated,
             "called": got.called,

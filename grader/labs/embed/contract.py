@@ -6,7 +6,7 @@ other module (cases, checks, stub generator, report grading) reads it from here.
 
 from __future__ import annotations
 
-from grader.engine.contract import ATOL, MODULE, REPORT, RTOL, Answer, Name, function
+from grader.engine.vocabulary.contract import ATOL, MODULE, REPORT, RTOL, Answer, Name, function
 
 __all__ = ["ATOL", "MODULE", "REPORT", "RTOL", "Answer", "Name"]
 

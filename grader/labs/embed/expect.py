@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from grader.engine import show
-from grader.engine.compare import Mismatch, diff
-from grader.engine.expect import Case, Custom, Returns, Verdict
 from grader.engine.lab import Hints
-from grader.engine.memo import Memo
-from grader.engine.results import Status
 from grader.engine.sandbox import Foreign, Outcome
+from grader.engine.vocabulary import show
+from grader.engine.vocabulary.compare import Mismatch, diff
+from grader.engine.vocabulary.expect import Case, Custom, Returns, Verdict
+from grader.engine.vocabulary.memo import Memo
+from grader.engine.vocabulary.results import Status
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.engine.compare import diff
 from grader.engine.sandbox import Call, Foreign, Outcome, answer_limit
+from grader.engine.vocabulary.compare import diff
 from grader.labs.embed import fixed
 from grader.labs.embed.contract import (
     ATOL,

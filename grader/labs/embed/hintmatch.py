@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from grader.engine.compare import diff
 from grader.engine.lab import Hints
+from grader.engine.vocabulary.compare import diff
 from grader.labs.embed.contract import BY_NAME, CONSTANTS, Answer
 
 

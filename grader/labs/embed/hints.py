@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from grader.engine.memo import Memo
+from grader.engine.vocabulary.memo import Memo
 from grader.labs.embed import oracle
 from grader.labs.embed.contract import CONSTANTS
 from grader.labs.embed.hintmatch import (

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.engine.messages import catalogue, text
-from grader.engine.results import Status
 from grader.engine.sandbox import DISK_FILES, DISK_MB, Call, Outcome, Written
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed import fromcode
 from grader.labs.embed.contract import BY_NAME, REPORT_JSON, REPORT_MD
 from grader.labs.embed.fromcode import Measured

@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from grader.engine.contract import Answer, Name, function
-from grader.engine.expect import Case, Check, Raises, Returns
 from grader.engine.lab import Hints, Lab
+from grader.engine.vocabulary.contract import Answer, Name, function
+from grader.engine.vocabulary.expect import Case, Check, Raises, Returns
 
 from . import oracle
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import functools
 
-from grader.engine.expect import Case, Check, Open, Raises, Returns, build
-from grader.engine.expect import plan as plan_cases
+from grader.engine.vocabulary.expect import Case, Check, Open, Raises, Returns, build
+from grader.engine.vocabulary.expect import plan as plan_cases
 from grader.labs.embed.checks import (  # noqa: F401 - they register the checks
     course,
     steps_1_3,

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from grader.engine.expect import Case
+from grader.engine.vocabulary.expect import Case
 from grader.labs.embed import cases as gen
 from grader.labs.embed.contract import BY_NAME
 from grader.labs.embed.expect import Again, Ranks

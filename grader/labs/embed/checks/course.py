@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from grader.engine.expect import Case
+from grader.engine.vocabulary.expect import Case
 from grader.labs.embed import oracle
 from grader.labs.embed.checks.registry import check
 from grader.labs.embed.contract import BY_NAME

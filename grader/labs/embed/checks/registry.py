@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from grader.engine.expect import Case, Check, Returns
+from grader.engine.vocabulary.expect import Case, Check, Returns
 from grader.labs.embed.contract import BY_NAME
 
 CHECKS: list[Check] = []

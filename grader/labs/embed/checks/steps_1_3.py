@@ -7,7 +7,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from grader.engine.expect import Case, Open, Raises
+from grader.engine.vocabulary.expect import Case, Open, Raises
 from grader.labs.embed import cases as gen
 from grader.labs.embed import oracle
 from grader.labs.embed.checks import again

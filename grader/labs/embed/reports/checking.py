@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.engine.messages import text
-from grader.engine.results import Status
 from grader.engine.sandbox import WrittenFile
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed.contract import REPORT_HEADINGS, REPORT_JSON, REPORT_MD
 from grader.labs.embed.reports.figures import _figures_finding
 from grader.labs.embed.reports.findings import WEIGHTS, Finding, _not_checked

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from grader.engine.messages import text
-from grader.engine.results import Status
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed.reports.claims import claims_in
 from grader.labs.embed.reports.expected import _expected
 from grader.labs.embed.reports.findings import (

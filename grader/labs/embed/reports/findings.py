@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader.engine.messages import text
-from grader.engine.results import Status
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed.contract import ATOL, REPORT_FIELDS, REPORT_HEADINGS, RTOL
 
 MAX_BYTES = 1 << 20  # a report file is never read past 1 MiB

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.engine.messages import text
-from grader.engine.results import Status
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed.contract import REPORT_FIELDS, REPORT_JSON
 from grader.labs.embed.reports.findings import (
     KEYS,

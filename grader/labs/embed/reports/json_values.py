@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from grader.engine.messages import text
-from grader.engine.results import Status
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed.contract import REPORT_JSON, STRETCH_RANK
 from grader.labs.embed.reports.expected import _expected
 from grader.labs.embed.reports.findings import (

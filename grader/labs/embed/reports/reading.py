@@ -26,8 +26,8 @@ from typing import Any
 
 from grader.engine import safefs
 from grader.engine.messages import text
-from grader.engine.results import Status
 from grader.engine.sandbox import WrittenFile
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed.contract import REPORT_JSON
 from grader.labs.embed.reports.findings import (
     _KEY,

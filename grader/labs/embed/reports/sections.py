@@ -23,7 +23,7 @@ import unicodedata
 from typing import Any
 
 from grader.engine.messages import text
-from grader.engine.results import Status
+from grader.engine.vocabulary.results import Status
 from grader.labs.embed.contract import REPORT_HEADINGS
 from grader.labs.embed.reports.findings import (
     _KEY,

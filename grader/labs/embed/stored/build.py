@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from grader.engine.expect import Case, Open, Raises
 from grader.engine.lab import Lab
+from grader.engine.vocabulary.expect import Case, Open, Raises
 from grader.labs.embed.hintmatch import NO_ANSWER, MistakeHints
 from grader.labs.embed.stored.data import COMMON, FORMAT, Writer, run_file, write
 

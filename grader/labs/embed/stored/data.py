@@ -27,8 +27,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from grader.engine.contract import Answer
-from grader.engine.expect import Expectation
+from grader.engine.vocabulary.contract import Answer
+from grader.engine.vocabulary.expect import Expectation
 from grader.labs.embed.hintmatch import NO_ANSWER, OnlyKey, When
 
 FORMAT = 1

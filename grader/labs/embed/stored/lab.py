@@ -13,8 +13,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from grader.engine.expect import Case, Check
 from grader.engine.lab import Lab
+from grader.engine.vocabulary.expect import Case, Check
 from grader.labs.embed import contract, reportstep
 from grader.labs.embed.hintmatch import MistakeHints
 from grader.labs.embed.stored.data import Prepared, installed

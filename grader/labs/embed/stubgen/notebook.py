@@ -52,7 +52,7 @@ READMES = {"en": "README.md", "ko": "README.ko.md", "zh": "README.zh.md"}
 PLACEHOLDER = ""  # no address: the setup cell looks for the wheel beside the notebook
 WHEEL_GLOB = "embed_grader_student-*.whl"
 WHEEL_FOLDERS = (".", "dist", "../dist")  # where the setup cell looks, from the notebook
-KIT_KEY = "embed_grader"  # the metadata key the grader reads (grader.engine.notebook)
+KIT_KEY = "embed_grader"  # the metadata key the grader reads (grader.engine.handin.notebook)
 
 _ANCHOR = re.compile(r'^<a id="([^"]+)"></a>\s*$', re.M)
 _STEP_COMMENT = re.compile(r"^# Step (\d+):", re.M)
@@ -134,7 +134,7 @@ def build(module: str, readme: str, lang: str, wheel: str = PLACEHOLDER) -> dict
             "        )",
             "    _wheel = EMBED_GRADER_WHEEL or str(_found[-1])",
             '    %pip install -q "{_wheel}"',
-            "from grader.engine.nbcheck import checker",
+            "from grader.engine.commands.checkcells import checker",
             "",
             "check = checker(%s, %s)" % (json.dumps(FILES[lang]), json.dumps(lang)),
         ]

@@ -1,0 +1,14 @@
+"""What was handed in and how it is read: one hand-in, before any of it runs.
+
+``finding`` (which file of a hand-in is the module: one rule for a batch, Gradescope
+and the command line), ``archives`` (a ``.zip`` unpacked within limits, or refused
+with the reason), ``identity`` (who handed it in, read only from where the platform
+writes it), ``submissions`` (a submission, its ids, the files grading reads), and a
+notebook graded as the module: ``ipynb`` (the file read and checked, bounded like
+every parser of student bytes), ``cellkinds`` (what a code cell is, read from its
+text: one of the kit's own, and the names it binds) and ``notebook`` (the module made
+of the cells, and its lines mapped back to them).  The hand-ins of a class, one per
+student, are gathered in ``grader.engine.batch``.
+
+Its modules may import, of the grader: ``vocabulary``, ``sandbox`` and ``safefs``.
+"""
