@@ -199,11 +199,12 @@ def _same_items(live, master):
 
     The items of all rows are taken as one list by the collector's traversal of each
     row (a C loop that calls nothing of the items), and the two lists' arrays of
-    pointers compared as bytes: about a tenth of comparing item by item."""
+    pointers compared as bytes: about half the time of comparing item by item, as
+    each row still costs a few calls of builtins."""
     if _ITEMS is not None:
         try:
             known = _KNOWN.get(id(master))
-            if known is None or known[0] is not master:
+            if known is None:
                 known = (master, _ITEMS(_referents(*master)))
                 if len(master) >= 64:  # a large table: kept for its next calls
                     _KNOWN[id(master)] = known  # (holding master, so its id is not reused)
