@@ -178,6 +178,43 @@ def test_the_share_is_the_submissions_own_fault_in_words(
         assert word in text("disk_spent", lang, call="dot(a, b)", mb=64, files=4096)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_the_call_that_passed_the_share_pays_though_the_child_ran_ahead(
+    mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child runs the calls of a message ahead of the answers read: while the
+    grader decodes ``big``'s long answer, ``fill`` has already passed the share.  The
+    calls run again, one at a time, and ``fill`` pays, not ``big`` nor ``after``."""
+    isolation = use_mode(mode, monkeypatch)
+    module = tmp_path / "embed.py"
+    module.write_text(
+        "def big():\n"
+        "    return ['ab'] * 2000000\n"
+        "def fill():\n"
+        "    with open('fill.bin', 'wb') as f:\n"
+        "        for _ in range(70):\n"
+        "            f.write(bytes(1 << 20))\n"
+        "    return 1\n"
+        "def after():\n"
+        "    return 2\n"
+    )
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    calls = [sandbox.Call(0, "big", ()), sandbox.Call(1, "fill", ()), sandbox.Call(2, "after", ())]
+    names = ("big", "fill", "after")
+    with sandbox.Sandbox(
+        module, names=names, isolation=isolation, timeout=scaled(5.0), max_seconds=scaled(60)
+    ) as box:
+        assert box.load().ok
+        out = box.run(calls)
+    kinds = [(o.fn, o.kind, o.why) for o in out]
+    assert kinds == [
+        ("big", "returned", ""),
+        ("fill", "crashed", "disk"),
+        ("after", "returned", ""),
+    ], kinds
+    assert out[0].value == ["ab"] * 2000000
+
+
 def test_a_writer_that_passes_its_share_is_stopped(tmp_path: Path) -> None:
     """The report writer's own share: ``report.write`` names the cause."""
     module = tmp_path / "embed.py"

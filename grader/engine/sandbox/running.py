@@ -24,6 +24,7 @@ class Running(Loading):
 
     _listen: Callable[[Outcome], None] | None = None
     _sent: Callable[[], None] | None = None
+    _careful = False  # a call at a time, once the share of disk was found spent
 
     def run(
         self,
@@ -142,24 +143,37 @@ class Running(Loading):
 
     def _batch(self, calls: Sequence[Call], todo: list[int], results: list[Outcome | None]) -> None:
         values, texts = self._pieces(calls, todo)
-        while todo:
-            refs = sorted({r for i in todo for r in texts[i][1]}, key=lambda r: int(r[1:]))
+
+        def message(part: list[int]) -> bytes:
+            refs = sorted({r for i in part for r in texts[i][1]}, key=lambda r: int(r[1:]))
             # The packed doubles follow the line as raw bytes, in the order the text
             # names them: the shared values first, then each call's.
             tail = b"".join(
-                [b for r in refs for b in values[r][1]] + [b for i in todo for b in texts[i][2]]
+                [b for r in refs for b in values[r][1]] + [b for i in part for b in texts[i][2]]
             )
-            message = '{"op":"run","tail":%d,"values":{%s},"calls":[%s]}\n' % (
+            line = '{"op":"run","tail":%d,"values":{%s},"calls":[%s]}\n' % (
                 len(tail),
                 ",".join('"%s":%s' % (r, values[r][0]) for r in refs),
-                ",".join(texts[i][0] for i in todo),
+                ",".join(texts[i][0] for i in part),
             )
-            todo = self._exchange(message.encode() + tail, calls, todo, results)
+            return line.encode() + tail
+
+        while todo:
+            todo = self._exchange(message, calls, todo, results)
 
     def _exchange(
-        self, message: bytes, calls: Sequence[Call], todo: list[int], results: list[Outcome | None]
+        self,
+        message: Callable[[list[int]], bytes],
+        calls: Sequence[Call],
+        todo: list[int],
+        results: list[Outcome | None],
     ) -> list[int]:
-        """Send one run message and read its answers; the calls still to run after a failure."""
+        """Send the calls and read their answers; the calls still to run after a failure.
+
+        All calls go in one message, and the child runs ahead of the answers read
+        here, unless the sandbox is ``_careful``: then each call goes alone once the
+        answer before it is read, so that what is measured after an answer (the
+        child's share of disk) is that call's doing and no later one's."""
         pipe = self._pipe
         assert pipe is not None
         since = time.monotonic()
@@ -170,7 +184,8 @@ class Running(Loading):
         at = 0
         done: set[int] = set()
         try:
-            sent = pipe.send(message, deadline)
+            careful = self._careful
+            sent = pipe.send(message(todo[:1] if careful else todo), deadline)
             self._tell_sent()
             while at < len(todo):
                 i = todo[at]
@@ -222,10 +237,18 @@ class Running(Loading):
                     self._kill()
                     break
                 if self.disk_spent():
-                    # This call passed the child's share of disk: its own fault.
-                    failed = self._disk_crash(c, since)
                     self._kill()
-                    break
+                    if careful:
+                        # This call passed the child's share of disk: its own fault.
+                        failed = self._disk_crash(c, since)
+                        break
+                    # This call or a later one the child had already begun: they run
+                    # again in a fresh child, a call at a time, the restart charged to
+                    # nobody.
+                    self._careful = True
+                    rest = todo[at:]
+                    self._restart(results, rest, calls)
+                    return [j for j in rest if results[j] is None]
                 results[i] = outcome = self._outcome(c, got)
                 if outcome.kind == "raised":
                     self.machine_check()
@@ -250,6 +273,8 @@ class Running(Loading):
                     if rest:
                         self._restart(results, rest, calls, charge=c.fn)
                     return [j for j in rest if results[j] is None]
+                if careful and at < len(todo):
+                    sent = pipe.send(message(todo[at : at + 1]), deadline)
         except Died:
             c = calls[todo[at]]
             reason = self._died()
