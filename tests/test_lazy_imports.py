@@ -56,6 +56,12 @@ NEVER = (
     "jinja2",
     "jsonschema",
     "rich",
+    # a .py module graded in English: no notebook, no archive, no Korean particles
+    "grader.engine.handin.notebook",
+    "grader.engine.handin.ipynb",
+    "grader.engine.handin.cellkinds",
+    "grader.engine.handin.archives",
+    "grader.engine.messages.korean",
 )
 # Loaded only when a grading needs them (a grader error's traceback, a .zip, a
 # selector that names nothing): never before the child starts.

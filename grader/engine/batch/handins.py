@@ -28,7 +28,7 @@ from grader.engine.batch import roster as roster_file
 from grader.engine.batch.copies import Item
 from grader.engine.batch.roster import Roster
 from grader.engine.batch.rows import BatchOptions
-from grader.engine.handin import archives, identity, notebook, submissions
+from grader.engine.handin import identity, is_archive, notebook, submissions
 from grader.engine.handin.finding import IGNORED, Choice, choose, copy_number, python_files
 from grader.engine.handin.identity import Identity
 from grader.engine.handin.submissions import (
@@ -91,7 +91,7 @@ def _top_file(entry: Path) -> bool:
     """A file at the top that is a hand-in of its own (no platform's identity)."""
     name = entry.name.lower()
     return (
-        name.endswith((".py", notebook.SUFFIX, ".py.txt")) or archives.is_archive(name)
+        name.endswith((".py", notebook.SUFFIX, ".py.txt")) or is_archive(name)
     ) and not name.endswith(".yml")
 
 
@@ -246,11 +246,11 @@ def _submission(ident: str, group: _Group, lang: str, lab: Lab, staging: Path | 
     )
     if single and top is not None:  # NAME.py at the top: the module alone, as ever
         return copies.with_(base, module=top, notes=tuple(claim_note))
-    names = [i.name for i in items if not archives.is_archive(i.name)]
+    names = [i.name for i in items if not is_archive(i.name)]
     choice = choose(names, lab.module_file, submissions.notebook_name(lab.module_file))
     zipped: list[str] = []
     if choice.name is None and not choice.several:
-        for item in (i for i in items if archives.is_archive(i.name) and not i.link):
+        for item in (i for i in items if is_archive(i.name) and not i.link):
             unpacked = copies.unpack(item, ident, staging, lang)
             if isinstance(unpacked, str):
                 zipped.append(unpacked)

@@ -254,7 +254,7 @@ def module_path(path: str, module_file: str, lang: str) -> str:
     (``grader.engine.handin.finding``), a file as it is; a note on standard error
     when a file not named like a module is graded as one, and a ``UsageError`` that
     says what a ``.zip`` is."""
-    from grader.engine.handin import archives
+    from grader.engine.handin import is_archive
 
     given = Path(path)
     if given.is_dir():
@@ -273,7 +273,7 @@ def module_path(path: str, module_file: str, lang: str) -> str:
         if choice.name != module_file:
             print(text("cli.folder_module", lang, path=path, found=choice.name), file=sys.stderr)
         return str(given / choice.name)
-    if archives.is_archive(given.name):
+    if is_archive(given.name):
         raise UsageError("cli.archive", path=path, module=module_file)
     if given.is_file() and given.suffix.lower() not in (".py", ".ipynb"):
         print(text("cli.text_module", lang, path=path, module=module_file), file=sys.stderr)

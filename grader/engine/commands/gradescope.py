@@ -169,7 +169,7 @@ def find_submission(folder: Path, module_file: str, lang: str = "en") -> Found:
     beside itself, and a ``.zip`` is unpacked (within limits) when nothing else is
     gradable."""
     from grader.engine.batch.handins import walk
-    from grader.engine.handin import archives
+    from grader.engine.handin import archives, is_archive
     from grader.engine.handin.finding import choose
     from grader.engine.handin.submissions import notebook_name, some
 
@@ -179,7 +179,7 @@ def find_submission(folder: Path, module_file: str, lang: str = "en") -> Found:
     base = folder
     if choice.name is None and not choice.several:
         for item in items:
-            if not archives.is_archive(item.name) or item.link:
+            if not is_archive(item.name) or item.link:
                 continue
             target = folder / "_unpacked" / item.name.replace("/", "_")
             try:

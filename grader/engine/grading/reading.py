@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.engine import safefs
 from grader.engine.grading.runoptions import UsageError
-from grader.engine.handin import notebook
-from grader.engine.handin.notebook import Cells
+from grader.engine.handin import is_notebook
 from grader.engine.sandbox import MAX_MODULE
+
+if TYPE_CHECKING:
+    from grader.engine.handin.notebook import Cells
 
 
 def read(path: Path, within: Path | None) -> tuple[bytes | None, Cells | None]:
     """The module's bytes (None: the sandbox reads ``path``) and, for a notebook, its
     cells; a ``UsageError`` when there is nothing that can be graded."""
-    if not notebook.is_notebook(path):
+    if not is_notebook(path):
         return read_submission(path, within), None
+    from grader.engine.handin import notebook
+
     try:
         cells = notebook.load(path, within)
     except notebook.NotebookError as exc:

@@ -7,17 +7,20 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.engine.grading import selection
 from grader.engine.grading.runoptions import Options
-from grader.engine.handin.notebook import SUFFIX, Cells
+from grader.engine.handin import SUFFIX
 from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import Lab
 from grader.engine.messages import text
 from grader.engine.sandbox import Outcome
 from grader.engine.vocabulary.contract import MODULE
 from grader.engine.vocabulary.results import CheckResult, Status
+
+if TYPE_CHECKING:
+    from grader.engine.handin.notebook import Cells
 
 # Verdicts about a call that cannot say which functions it was running.
 UNSEEN = frozenset({"timeout", "crashed", "skipped"})

@@ -26,7 +26,6 @@ MAX_ARCHIVE = 32 * 1024 * 1024  # the .zip file itself
 MAX_MEMBERS = 200
 MAX_TOTAL = 32 * 1024 * 1024  # unpacked
 MAX_DEPTH = 6
-SUFFIXES = (".zip",)
 
 
 class Refused(Exception):
@@ -43,10 +42,6 @@ class Refused(Exception):
 class Unpacked:
     folder: Path
     names: tuple[str, ...]  # the files written, paths inside ``folder``
-
-
-def is_archive(name: str) -> bool:
-    return name.lower().endswith(SUFFIXES)
 
 
 def _safe_name(raw: str) -> str | None:

@@ -30,13 +30,13 @@ indentation, so that the line numbers stay those of the cell.  Outputs are never
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
+from grader.engine.handin import SUFFIX, is_notebook
 from grader.engine.handin import cellkinds as kit
 from grader.engine.handin.ipynb import (
     MAX_CELLS,
@@ -71,7 +71,6 @@ __all__ = [
     "read",
 ]
 
-SUFFIX = ".ipynb"
 KIT_KEY = "embed_grader"  # the cell metadata key that marks the exercise's own cells
 KIT_ROLES = ("setup", "example", "check", "report")
 SKIP_MARK = "# not graded"
@@ -144,10 +143,6 @@ class Cells:
 
         pattern = r'(File "[^"\n]*%s"), line (\d+)' % re.escape(shown)
         return re.sub(pattern, place, text)
-
-
-def is_notebook(path: str | os.PathLike[str] | PurePath) -> bool:
-    return str(path).lower().endswith(SUFFIX)
 
 
 def module(notebook: Any) -> Cells:

@@ -18,8 +18,6 @@ import string
 from pathlib import Path
 from typing import Any
 
-from grader.engine.messages import korean
-
 LANGUAGES = ("en", "ko", "zh")
 HERE = Path(__file__).resolve().parent
 _FOLDERS: list[Path] = [HERE]  # the engine's catalogues, then each lab's
@@ -82,6 +80,8 @@ def _fill(template: str, params: dict[str, Any]) -> str:
     """``template.format(**params)`` with each Korean particle of the template written in
     both forms (``{fn}을(를)``) chosen by the text before it.  Only the template's own
     text is read for particles, never a value put into it."""
+    from grader.engine.messages import korean  # only a Korean text reads particles
+
     out = ""
     formatter = string.Formatter()
     for literal, field, spec, conversion in formatter.parse(template):

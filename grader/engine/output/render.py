@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from grader.engine import messages
 from grader.engine.grading import printed
-from grader.engine.handin import notebook
+from grader.engine.handin import is_notebook
 from grader.engine.lab import find
 from grader.engine.messages import text
 from grader.engine.output.terminal import cells, escape, wrap, wrap_command
@@ -217,8 +217,11 @@ def _notes(report: Report, t: Callable[..., str], verbose: bool) -> list[_Entry]
     ]
     for fn, entry in (report.meta.get("printed") or {}).items():
         lines.append(_Entry("note", _PROSE, "  · " + printed.note(fn, entry, t)))
-    for line in notebook.notes(report.meta.get("notebook"), t):
-        lines.append(_Entry("note", _PROSE, "  · " + line))
+    if report.meta.get("notebook") is not None:
+        from grader.engine.handin import notebook
+
+        for line in notebook.notes(report.meta.get("notebook"), t):
+            lines.append(_Entry("note", _PROSE, "  · " + line))
     if report.meta.get("exposed"):
         lines.append(_Entry("note", _PROSE, "  · " + t("render.unwalled")))
     advisory = [c for c in report.checks if c.status is Status.ADVISORY and c.code != "not_started"]
@@ -237,7 +240,7 @@ def _notes(report: Report, t: Callable[..., str], verbose: bool) -> list[_Entry]
 def _open_count(report: Report, n: int, t: Callable[..., str]) -> str:
     """How many open behaviours were tried, and what shows them: for a notebook, what
     to type in a cell as well."""
-    if not notebook.is_notebook(report.path):
+    if not is_notebook(report.path):
         return t("render.open_count", n=n)
     upto = report.meta.get("upto")
     steps = find(report.meta.get("lab") or None).steps

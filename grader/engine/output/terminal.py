@@ -10,6 +10,7 @@ are broken only where a shell and Python still read them the same.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -20,7 +21,14 @@ from typing import TextIO
 DEFAULT_WIDTH = 80
 # Cursor and colour controls (C0 and C1 but the newline), DEL, lone surrogates,
 # and the bidirectional overrides and isolates that reorder what is displayed.
-_UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = "[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]"
+
+
+@functools.lru_cache(maxsize=None)
+def _pattern(name: str) -> re.Pattern[str]:
+    """One of this module's patterns, compiled when it is first used rather than by
+    every run that imports this module."""
+    return re.compile(_UNSAFE if name == "unsafe" else _BREAKS)
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -30,7 +38,7 @@ def _escaped(match: re.Match[str]) -> str:
 
 def escape(text: str) -> str:
     """``text`` with every character that could act on a terminal shown as an escape."""
-    return _UNSAFE.sub(_escaped, text)
+    return _pattern("unsafe").sub(_escaped, text)
 
 
 def width(stream: TextIO | None = None) -> int:
@@ -81,9 +89,7 @@ def _cell(ch: str) -> int:
 _HAN = "\u3400-\u9fff\uf900-\ufaff"
 # Where a line may break: after a space that has no Chinese character on either side,
 # after Chinese punctuation, before an opening bracket.
-_BREAKS = re.compile(
-    r"(?<= )(?<![%s] )(?![%s])|(?<=[，。；：、！？）」』])|(?=[（「『])" % (_HAN, _HAN)
-)
+_BREAKS = r"(?<= )(?<![%s] )(?![%s])|(?<=[，。；：、！？）」』])|(?=[（「『])" % (_HAN, _HAN)
 
 
 def wrap(line: str, limit: int, indent: str = "") -> list[str]:
@@ -101,7 +107,7 @@ def wrap(line: str, limit: int, indent: str = "") -> list[str]:
     out: list[str] = []
     current = first_indent
     room = limit
-    for word in _BREAKS.split(body):  # each word keeps its trailing space
+    for word in _pattern("breaks").split(body):  # each word keeps its trailing space
         while word:
             fits = cells(current) + cells(word.rstrip(" "))
             if fits <= room:
