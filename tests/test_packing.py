@@ -118,3 +118,44 @@ def test_packed_values_travel_after_the_line_in_the_order_the_text_names_them(
             )
         # cut short: the input ends, as when the parent is gone
         assert _child_reads(line.encode() + tail[:-1]) is None
+
+
+class _Sub(float):
+    pass
+
+
+@pytest.mark.parametrize("reader", [True, False], ids=["pointers", "set"])
+def test_a_table_is_packed_only_when_every_item_is_a_float(
+    reader: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not reader:
+        monkeypatch.setitem(CHILD_SPACE, "_ITEMS", None)
+    encode = CHILD_SPACE["Encoder"]().encode
+    counted = CHILD_SPACE["_Counted"]
+    rows = [[r * 4.0 + c for c in range(4)] for r in range(3)]
+    assert encode(rows)["$"] == "f64rows"
+    for item, packed in ((2, False), (True, False), (_Sub(2.0), False), (counted(2.0), True)):
+        changed = [list(r) for r in rows]
+        changed[2][3] = item
+        got = encode(changed)
+        assert (type(got) is dict and got.get("$") == "f64rows") is packed, item
+        if not packed:  # the item is told as it is, not as a double
+            assert type(got) is list and got[2][3] == encode(item)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_reading_a_message_leaves_the_collector_as_it_was(enabled: bool) -> None:
+    import gc
+
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        tail = struct.pack("<4d", 1.0, 2.0, 3.0, 4.0)
+        line = b'{"op":"run","tail":32,"values":{"t":{"$":"f64rowsb","n":4,"cols":2}}}\n'
+        assert _child_reads(line + tail)["values"]["t"] == [[1.0, 2.0], [3.0, 4.0]]
+        assert gc.isenabled() is enabled
+        with pytest.raises(ValueError):  # a tail longer than its values
+            _child_reads(line.replace(b'"n":4', b'"n":2') + tail)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()

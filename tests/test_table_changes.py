@@ -40,24 +40,40 @@ DRIVER = textwrap.dedent(
         change(live)
         print(name + "|" + str(changed(live, of, "args[0]")))
 
-    way("nothing", lambda t: None)
-    way("same values, new objects", lambda t: t.__setitem__(2, [x + 0.0 for x in t[2]]))
-    way("a row of its own", lambda t: t.__setitem__(7, list(t[7])))
-    way("grown and shrunk", lambda t: (t[9].append(1.0), t[9].pop()))
-    way("an item", lambda t: t[10].__setitem__(3, t[10][3] + 1.0))
-    way("the last item", lambda t: t[-1].__setitem__(-1, -1.5))
-    way("sign of zero", lambda t: t[3].__setitem__(5, -0.0))
-    way("int for float", lambda t: t[5].__setitem__(0, 2))
-    way("a liar", lambda t: t[11].__setitem__(4, Liar(t[11][4])))
-    way("another nan", lambda t: t[4].__setitem__(6, float("nan")))
-    way("rows swapped", lambda t: t.__setitem__(slice(0, 2), [t[1], t[0]]))
-    way("items moved across rows", lambda t: (t[12].append(t[13].pop(0))))
-    way("a row appended", lambda t: t.append(list(t[0])))
-    way("a row emptied", lambda t: t[14].clear())
-    way("a row made a tuple", lambda t: t.__setitem__(15, tuple(t[15])))
-    way("a list subclass", lambda t: t.__setitem__(16, type("L", (list,), {})(t[16])))
-    way("sorted in place", lambda t: t[17].sort())
-    way("items made lists", lambda t: t.__setitem__(18, [[x] for x in t[18]]))
+    ways = [
+        ("nothing", lambda t: None),
+        ("same values, new objects", lambda t: t.__setitem__(2, [x + 0.0 for x in t[2]])),
+        ("a row of its own", lambda t: t.__setitem__(7, list(t[7]))),
+        ("grown and shrunk", lambda t: (t[9].append(1.0), t[9].pop())),
+        ("an item", lambda t: t[10].__setitem__(3, t[10][3] + 1.0)),
+        ("the last item", lambda t: t[-1].__setitem__(-1, -1.5)),
+        ("sign of zero", lambda t: t[3].__setitem__(5, -0.0)),
+        ("int for float", lambda t: t[5].__setitem__(0, 2)),
+        ("a liar", lambda t: t[11].__setitem__(4, Liar(t[11][4]))),
+        ("another nan", lambda t: t[4].__setitem__(6, float("nan"))),
+        ("rows swapped", lambda t: t.__setitem__(slice(0, 2), [t[1], t[0]])),
+        ("items moved across rows", lambda t: (t[12].append(t[13].pop(0)))),
+        ("a row appended", lambda t: t.append(list(t[0]))),
+        ("a row emptied", lambda t: t[14].clear()),
+        ("a row made a tuple", lambda t: t.__setitem__(15, tuple(t[15]))),
+        ("a list subclass", lambda t: t.__setitem__(16, type("L", (list,), {})(t[16]))),
+        ("sorted in place", lambda t: t[17].sort()),
+        ("items made lists", lambda t: t.__setitem__(18, [[x] for x in t[18]])),
+    ]
+    for name, change in ways:
+        way(name, change)
+    # The same table as a run message's tail makes it: copied without a plan, and
+    # compared with its copies through what the run keeps of it.
+    import io, json, struct
+    flat = [x for r in master for x in r]
+    tail = struct.pack("<%dd" % len(flat), *flat)
+    line = '{"op":"run","tail":%d,"values":{"t":{"$":"f64rowsb","n":%d,"cols":64}}}\\n'
+    decode = json.JSONDecoder(object_hook=g["_hook"]).decode
+    message = (line % (len(tail), len(flat))).encode() + tail
+    made = g["read_message"](io.BytesIO(message), decode)["values"]["t"]
+    print("made|%s" % (g["_MADE"][id(made)][0] is made and plan(made) is g["_copy_rows"]))
+    for name, change in ways:
+        way("made, " + name, change, made)
     shared = [master[0]] * 3 + [master[1]]
     way("shared rows, nothing", lambda t: None, shared)
     way("shared rows, one changed", lambda t: t[0].__setitem__(0, 9.5), shared)
@@ -100,5 +116,12 @@ def test_every_change_to_a_table_is_seen_both_ways(version: str, block: bool) ->
     # On CPython 3.8-3.13 the arrays are read: the fast way is the one tested.
     assert said.pop("reader") == str(not block)
     expected = {k: v for k, v in CHANGED.items() if v is not None}
+    assert said.pop("made") == "True"
+    made = {k[len("made, ") :]: v for k, v in said.items() if k.startswith("made, ")}
+    assert len(made) == 18
+    assert {k: v for k, v in made.items() if v != "None"} == {
+        k: v for k, v in expected.items() if k in made
+    }
+    said = {k: v for k, v in said.items() if not k.startswith("made, ")}
     assert {k: v for k, v in said.items() if v != "None"} == expected
     assert said["sorted in place"] == "None"  # every row of the table is ascending

@@ -78,6 +78,9 @@ _READ_FLAGS = (
 )
 _perf = time.perf_counter
 _gc_freeze = getattr(gc, "freeze", None) or (lambda: None)
+_gc_enabled = gc.isenabled
+_gc_disable = gc.disable
+_gc_enable = gc.enable
 _array = array.array
 _Struct = _struct.Struct
 _b2a = binascii.b2a_base64
@@ -215,7 +218,6 @@ def _list_items():
 
 
 _ITEMS = _list_items()
-_referents = gc.get_referents
 
 _STUDENT_FILE = [None]
 _HOME = ["."]  # the child's working folder, taken before any student code runs

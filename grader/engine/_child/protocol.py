@@ -117,6 +117,7 @@ class Child(_Watching):
                 self.call(call, values, plans)
         finally:
             _KNOWN.clear()
+            _MADE.clear()
 
     def call(self, call, values, plans):
         cid = call["id"]
