@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.engine.sandbox import CHILD, encoding
+from grader.engine.sandbox import CHILD, Foreign, encoding
 from grader.engine.sandbox.decoding import decode
 from grader.engine.sandbox.program import child_program
 
@@ -159,3 +159,55 @@ def test_reading_a_message_leaves_the_collector_as_it_was(enabled: bool) -> None
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+# Runs the child's program as a module and makes calls on a Child by hand, writing its
+# answers to a pipe; prints the answers' lines.
+CALLS = """
+import os, sys
+g = {"__name__": "child_program"}
+exec(compile(SOURCE, "<string>", "exec"), g)
+r, w = os.pipe()
+child = g["Child"](None, w)
+child.globals = {
+    "floats": lambda: [i / 8.0 for i in range(100)],
+    "table": lambda: [[i / 8.0 + j for i in range(10)] for j in range(10)],
+}
+for call in CALLS:
+    child.call(call, {}, {})
+os.close(w)
+with os.fdopen(r, "rb") as f:
+    sys.stdout.buffer.write(f.read())
+"""
+
+
+def _answers(calls: list[dict[str, Any]]) -> list[bytes]:
+    import subprocess
+
+    program = "SOURCE = %r\nCALLS = %r\n%s" % (child_program(CHILD), calls, CALLS)
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", program], capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("fn", ["floats", "table"])
+def test_a_packed_answer_is_one_line_and_cut_when_its_line_is_too_long(fn: str) -> None:
+    (line,) = _answers([{"id": 1, "fn": fn, "args": []}])
+    assert line.endswith(b"}\n") and line.count(b"\n") == 1
+    got = decode(line)
+    value = [i / 8.0 for i in range(100)]
+    if fn == "table":
+        value = [[i / 8.0 + j for i in range(10)] for j in range(10)]
+    assert got["value"] == value and got["ok"] is True and got["id"] == 1
+    assert json.loads(line)["value"]["$"] == ("f64" if fn == "floats" else "f64rows")
+    size = len(line) - 1  # the line's own characters, not its newline (its elapsed varies)
+    wide, narrow = _answers(
+        [
+            {"id": 2, "fn": fn, "args": [], "max": size + 40},
+            {"id": 3, "fn": fn, "args": [], "max": size - 40},
+        ]
+    )
+    assert decode(wide)["value"] == value
+    assert decode(narrow)["value"] == Foreign("?", None, None, "too large")

@@ -137,13 +137,18 @@ def pack_rows(rows, cols):
 _PACKED = ("f64", "f64rows")
 
 
-def _packed_text(packed):
-    """The JSON text of what pack or pack_rows made (base64 and an int: nothing to escape)."""
+def _packed_line(head, packed):
+    """The line of an answer whose value is what pack or pack_rows made, as bytes; head
+    is the answer's JSON text without its closing brace.  Base64 and an int need no
+    escaping, so the parts are joined as they are: the long text is copied once."""
     cols = packed.get("cols")
-    return '{"$":"%s","v":"%s"%s}' % (
-        packed["$"],
-        packed["v"],
-        "" if cols is None else ',"cols":%d' % cols,
+    return b"".join(
+        (
+            head.encode("ascii"),
+            b',"value":{"$":"%s","v":"' % packed["$"].encode("ascii"),
+            packed["v"].encode("ascii"),
+            b'"}}\n' if cols is None else b'","cols":%d}}\n' % cols,
+        )
     )
 
 

@@ -197,21 +197,19 @@ class Child(_Watching):
             if type(encoded) is dict and encoded.get("$") in _PACKED:
                 # Packed doubles are base64 text, which needs no escaping: the line
                 # is put together here rather than scanned by the encoder.
-                line = _dumps(answer)[:-1] + ',"value":' + _packed_text(encoded) + "}"
+                data = _packed_line(_dumps(answer)[:-1], encoded)
             else:
                 answer["value"] = encoded
-                line = _dumps(answer)
+                data = (_dumps(answer) + "\n").encode("ascii")
             del encoded
         except BaseException:
-            line = None
-        if line is None or len(line) >= max_line:
-            line = None
+            data = None
+        if data is None or len(data) > max_line:  # the line, without its newline, reaches max_line
+            data = None
             answer["value"] = {"$": "cut", "type": "?", "why": "too large"}
-        if line is None:
+        if data is None:
             self.send(answer)
         else:
-            data = (line + "\n").encode("ascii")
-            del line
             self.write(data)
 
     def report(self, msg):
