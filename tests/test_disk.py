@@ -190,10 +190,11 @@ def test_the_call_that_passed_the_share_pays_though_the_child_ran_ahead(
     module.write_text(
         "def big():\n"
         "    return ['ab'] * 2000000\n"
-        "def fill():\n"
-        "    with open('fill.bin', 'wb') as f:\n"
-        "        for _ in range(70):\n"
-        "            f.write(bytes(1 << 20))\n"
+        "def fill():\n"  # 75 MiB in files under the limit of one file (64 MiB)
+        "    for n in range(5):\n"
+        "        with open('fill-%d.bin' % n, 'wb') as f:\n"
+        "            for _ in range(15):\n"
+        "                f.write(bytes(1 << 20))\n"
         "    return 1\n"
         "def after():\n"
         "    return 2\n"
