@@ -19,7 +19,6 @@ holding more of their code together than any one of them holds of it, is a
 
 from __future__ import annotations
 
-import bisect
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -174,21 +173,25 @@ def similar_pairs(
     held = Counter(itertools.chain.from_iterable(p.hashes for p in prints))
     # A fingerprint only one module holds pairs it with no one.
     rare = {h for h, n in held.items() if 1 < n <= limit}
-    scarce = {h for h, n in held.items() if 1 < n <= few}
-    everywhere = {h for h, n in held.items() if n > limit}
+    everywhere = [h for h, n in held.items() if n > limit]
     index: dict[int, list[int]] = {h: [] for h in rare}
-    own_rare = []
     repeat = itertools.repeat
     for i, p in enumerate(prints):
-        mine = p.hashes & rare
-        own_rare.append(mine)
-        any(map(list.append, map(index.__getitem__, mine), repeat(i)))  # index[h] += [i]
+        any(map(list.append, map(index.__getitem__, p.hashes & rare), repeat(i)))  # index[h] += [i]
+    # For each module, the modules after it that share a rare fingerprint with it,
+    # once for each (``later``), and those that share one few modules hold.
+    later: list[list[int]] = [[] for _ in prints]
+    later_few: list[list[int]] = [[] for _ in prints]
+    for holders in index.values():
+        into = (later, later_few) if len(holders) <= few else (later,)
+        for k in range(len(holders) - 1):
+            after = holders[k + 1 :]
+            for lists in into:
+                lists[holders[k]] += after
     # A pair shares at most as many of the fingerprints much of the class holds as
     # the fewer of the two hold, less those only one of them holds: at least the bits
     # of its sketch the other's sketch lacks (each fingerprint, one bit of 2,048).
-    common = [p.hashes & everywhere for p in prints]
-    counts = [len(c) for c in common]
-    sketches = _sketches(common, everywhere)
+    counts, sketches = _sketches(prints, everywhere)
     lacking = [_SKETCH_FULL ^ c for c in sketches]
     sizes = [len(p.hashes) for p in prints]
     # The fewest fingerprints a pair shares to be flagged on its shares, by the size
@@ -208,25 +211,16 @@ def similar_pairs(
         for i in group:
             same[i] = group
     found: list[Match] = []
-    for i, mine in enumerate(own_rare):
-        later: list[int] = []
-        later_few: list[int] = []
-        for h in mine:
-            holders = index[h]
-            if holders[-1] > i:
-                after = holders[bisect.bisect_right(holders, i) :]
-                later.extend(after)
-                if h in scarce:
-                    later_few.extend(after)
-        if not later:
+    for i, mine_later in enumerate(later):
+        if not mine_later:
             continue
         units_too = has_units[i] >= MIN_FUNCTIONS
         by_few = {
             j
-            for j, c in Counter(later_few).items()
+            for j, c in Counter(later_few[i]).items()
             if c >= least_few and (units_too or has_units[j] >= MIN_FUNCTIONS)
         }
-        shares = Counter(later)
+        shares = Counter(mine_later)
         others = list(shares)
         rares = list(shares.values())
         size, mine_sketch = sizes[i], sketches[i]
@@ -291,18 +285,26 @@ _SKETCH_FULL = (1 << _SKETCH) - 1
 _ONE = itertools.repeat(ord("1"))
 
 
-def _sketches(sets: Sequence[Iterable[int]], hashes: Iterable[int]) -> list[int]:
-    """Each set (of ``hashes``) as ``_SKETCH`` bits, a hash's bit its low bits: a bit
-    that is set in one sketch and not in another stands for a hash only the first holds."""
+def _sketches(
+    prints: Sequence[Fingerprint], everywhere: Sequence[int]
+) -> tuple[list[int], list[int]]:
+    """How many of ``everywhere`` each module holds, and those as ``_SKETCH`` bits, a
+    fingerprint's bit its low bits: a bit that is set in one sketch and not in another
+    stands for a fingerprint only the first holds."""
     top = _SKETCH - 1
-    digit = {h: top - (h & top) for h in hashes}  # the first digit is the highest bit
-    zeros = b"0" * _SKETCH
-    out = []
-    for held in sets:
+    # The first digit is the highest bit; one more digit, the lowest, for the
+    # fingerprints that are not in ``everywhere``.
+    digit = {h: top - (h & top) for h in everywhere}
+    zeros = b"0" * (_SKETCH + 1)
+    nones = itertools.repeat(_SKETCH)
+    counts, out = [], []
+    for p in prints:
         digits = bytearray(zeros)
-        any(map(digits.__setitem__, map(digit.__getitem__, held), _ONE))
-        out.append(int(digits, 2))
-    return out
+        found = list(map(digit.get, p.hashes, nones))
+        counts.append(len(found) - found.count(_SKETCH))
+        any(map(digits.__setitem__, found, _ONE))
+        out.append(int(digits, 2) >> 1)
+    return counts, out
 
 
 @dataclass(frozen=True)
