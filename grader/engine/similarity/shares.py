@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -202,6 +202,7 @@ def similar_pairs(
         while t / size < threshold:
             t += 1
         need[size] = t
+    needs = [need[size] for size in sizes]
     # A pair flagged on its functions shares this many fingerprints few modules hold.
     least_few = min_shared * FUNCTION_SHARE / 2
     has_units = [sum(1 for n, u in p.units if n and len(u) >= FUNCTION_MIN) for p in prints]
@@ -225,25 +226,20 @@ def similar_pairs(
         rares = list(shares.values())
         size, mine_sketch = sizes[i], sketches[i]
         # A pair shares at most the rare ones it shares and this module's common ones
-        # but those the other surely lacks.
-        room = counts[i] - need[min(size, min(map(sizes.__getitem__, others)))]
-        if room + max(rares) < 0:
-            hits: Iterable[int] = ()
-        else:
-            lacks = map(int.bit_count, map(mine_sketch.__and__, map(lacking.__getitem__, others)))
-            hits = itertools.compress(others, map(int.__le__, lacks, map(room.__add__, rares)))
+        # but those the other surely lacks: it is looked at when lacks + least <=
+        # counts + rares, least being ``need`` of the smaller module (``need`` grows
+        # with the size).
+        fewest = need[size]
+        lacks = map(int.bit_count, map(mine_sketch.__and__, map(lacking.__getitem__, others)))
+        least = map(min, itertools.repeat(fewest), map(needs.__getitem__, others))
+        room = map(counts[i].__add__, rares)
+        hits = itertools.compress(others, map(int.__le__, map(int.__add__, lacks, least), room))
         mine_too = same[i]
         for j in sorted(set(hits) | by_few):
             if mine_too and same[j] is mine_too:
                 continue  # an identical module: below
-            least = need[min(size, sizes[j])]
-            by_units = j in by_few
-            if not by_units and (
-                counts[i] + shares[j] - (mine_sketch & lacking[j]).bit_count() < least
-            ):
-                continue
             n = len(prints[i].hashes & prints[j].hashes)
-            if n >= least or (by_units and n >= min_shared):
+            if n >= min(fewest, needs[j]) or (j in by_few and n >= min_shared):
                 m = _match(prints[i], prints[j], n)
                 if flagged(m, threshold, min_shared):
                     found.append(m)
