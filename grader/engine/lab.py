@@ -5,7 +5,7 @@ A lab is a package (a folder with ``__init__.py``) whose ``LAB`` attribute is a
 never imports a lab by name.  ``find("embed")`` loads ``grader.labs.embed``;
 ``find("path/to/folder")`` loads the lab in that folder.
 
-It may import, of the grader: ``vocabulary``, ``sandbox`` and ``messages``.
+It may import, of the grader: ``vocabulary``, ``sandbox``, ``messages`` and ``frozen``.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ import importlib.util
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from grader.engine.frozen import frozen
 from grader.engine.vocabulary.contract import Name
 from grader.engine.vocabulary.expect import Case, Check
 from grader.engine.vocabulary.hints import Hints
@@ -91,7 +92,7 @@ class ReportStep(Protocol):
     ) -> Sequence[Finding]: ...
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class Lab:
     """Everything the engine needs to know of one lab."""
 

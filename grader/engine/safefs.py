@@ -6,7 +6,7 @@ device or a directory.  Everything here opens with ``O_NOFOLLOW`` and
 most a given number of bytes, and removes trees without following links and without
 recursion on the Python stack.
 
-It may import, of the grader: none.
+It may import, of the grader: ``frozen``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import os
 import shutil
 import stat
 import sys
-from dataclasses import dataclass
 from typing import Any
+
+from grader.engine.frozen import frozen
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -36,7 +37,7 @@ class NotRegular(OSError):
     """The name exists but is not a regular file: a link, pipe, device or folder."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Read:
     """At most ``limit`` bytes of a regular file and the file's whole size."""
 

@@ -38,7 +38,8 @@ of its files is the module, is ``grader.engine.handin``'s):
 - ``merge``: ``embed-grader merge``, one class from several batches' outputs (shards).
 
 Its modules may import, of the grader: ``similarity``, ``output``, ``grading``,
-``handin``, ``lab``, ``vocabulary``, ``sandbox``, ``messages`` and ``safefs``.
+``handin``, ``lab``, ``vocabulary``, ``sandbox``, ``messages``, ``safefs`` and
+``frozen``.
 """
 
 from __future__ import annotations

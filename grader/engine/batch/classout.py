@@ -18,7 +18,6 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,6 +25,7 @@ from grader.engine.batch import faults, filledroster, lms
 from grader.engine.batch.faults import Fault
 from grader.engine.batch.rows import BatchOptions, Row, gradebook_csv, write_atomic
 from grader.engine.batch.summary import summarize, summary_text
+from grader.engine.frozen import frozen
 from grader.engine.lab import Lab, find
 from grader.engine.similarity.classpass import MIN_SHARED, THRESHOLD, class_similarity
 from grader.engine.similarity.winnowing import K, W
@@ -46,7 +46,7 @@ def in_shard(ident: str, shard: tuple[int, int]) -> bool:
     return int.from_bytes(digest[:8], "big") % n == k - 1
 
 
-@dataclass(frozen=True)
+@frozen
 class ClassOutput:
     """What was written: the rows as the gradebook has them (a row a step failed on
     stands as a grader error), the summary, and every fault of the grader."""

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from grader.engine.frozen import frozen
 from grader.engine.messages import kind
 
 if TYPE_CHECKING:
     from grader.engine.batch.rows import Row
 
 
-@dataclass(frozen=True)
+@frozen
 class FailedFunction:
     """The failing checks of one function (or constant, or report file) across a class.
 

@@ -19,10 +19,10 @@ left out, and said so).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 from grader.engine.batch.rows import GRADER_ERROR, Row
+from grader.engine.frozen import frozen
 from grader.engine.messages import text
 
 # The steps a fault can strike, as summary.json names them.
@@ -53,7 +53,7 @@ STAGES = (
 MAX_ERROR = 300  # characters of an exception's text kept
 
 
-@dataclass(frozen=True)
+@frozen
 class Fault:
     """An exception of the grader in one step, for one submission (``id``) or, when
     no single submission makes it, for the class (``id`` empty)."""

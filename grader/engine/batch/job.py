@@ -6,10 +6,10 @@ import json
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from grader.engine.batch.rows import GRADER_ERROR, NOT_GRADED, Row, empty_row, num, row_of
+from grader.engine.frozen import frozen
 from grader.engine.grading.grade import UsageError, grade
 from grader.engine.handin.submissions import REFUSED, UNREADABLE, Submission
 from grader.engine.lab import find
@@ -19,7 +19,7 @@ from grader.engine.output.byformat import render
 from grader.engine.sandbox import MachineFault
 
 
-@dataclass(frozen=True)
+@frozen
 class Job:
     sub: Submission
     seed: int
@@ -34,7 +34,7 @@ class Job:
     lab: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Graded:
     row: Row
     feedback_text: str

@@ -37,6 +37,7 @@ from grader.engine.batch.handins import discover
 from grader.engine.batch.job import problem_feedback
 from grader.engine.batch.rows import GRADER_ERROR, UNSCORED, BatchOptions, Row, write_atomic
 from grader.engine.batch.shardfile import Entry, Record, Refused
+from grader.engine.frozen import frozen
 from grader.engine.grading.runoptions import UsageError
 from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import Lab, LabError, find
@@ -47,7 +48,7 @@ class MergeError(Exception):
     """The outputs cannot be merged; the message says why."""
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Refusal:
     """An output (``shard``) or a row (of the id ``id`` when it is one) that merge did
     not take, and why."""
@@ -58,7 +59,7 @@ class Refusal:
     shard: bool = False
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen
 class Merged:
     out: Path
     rows: list[Row]

@@ -17,7 +17,6 @@ import hashlib
 import json
 import urllib.parse
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ from pygal.style import Style
 
 from grader import __version__
 from grader.engine.batch.failedchecks import failed_functions
+from grader.engine.frozen import frozen
 from grader.engine.messages import text
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ _HISTOGRAM = _style("#9cc5e6")
 _STEPS = _style("#2f6f9f", "#e0a030", "#c0504d")
 
 
-@dataclass(frozen=True)
+@frozen
 class Mistake:
     """One hint given to several students."""
 

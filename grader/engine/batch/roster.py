@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.engine import safefs
+from grader.engine.frozen import frozen
 from grader.engine.handin import identity
 
 GRADESCOPE_METADATA = "submission_metadata.yml"  # beside the folders of an export
@@ -51,7 +52,7 @@ class RosterError(Exception):
     """The roster cannot be used; the message says why."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Student:
     key: str  # the platform's id of the student (Gradescope: of their submission)
     name: str

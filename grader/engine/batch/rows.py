@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.engine.frozen import frozen
 from grader.engine.handin.submissions import MISSING, REFUSED, UNREADABLE, Submission
 from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.lab import Lab, find
@@ -51,7 +52,7 @@ FAILING = (Status.FAIL, Status.ERROR, Status.TIMEOUT)
 HUNG = frozenset({"timeout", "import_timeout", "report.write.timeout"})
 
 
-@dataclass(frozen=True)
+@frozen
 class BatchOptions:
     seed: int
     seed_per_student: bool = False

@@ -17,12 +17,12 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
 from grader.engine import safefs
 from grader.engine.batch.rows import STATUSES, UNSCORED, Row
+from grader.engine.frozen import frozen
 from grader.engine.handin.submissions import MISSING, REFUSED, UNREADABLE
 from grader.engine.lab import Lab
 from grader.engine.messages import LANGUAGES, text
@@ -134,7 +134,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError("%s is not a number" % name)
 
 
-@dataclass(frozen=True)
+@frozen
 class Record:
     """What a shard's ``rows.json`` says of the batch, and its entries, unchecked."""
 
@@ -193,7 +193,7 @@ def record(out: Path) -> Record:
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     """One checked row of a shard, with the feedback files it was checked against."""
 

@@ -8,5 +8,5 @@ run on the notebook's own file, its report printed in the notebook).  Nothing of
 engine imports this package.
 
 Its modules may import, of the grader: ``batch``, ``output``, ``grading``, ``handin``,
-``lab``, ``vocabulary``, ``sandbox``, ``messages`` and ``safefs``.
+``lab``, ``vocabulary``, ``sandbox``, ``messages``, ``safefs`` and ``frozen``.
 """

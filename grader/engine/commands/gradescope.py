@@ -35,11 +35,12 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from grader.engine import safefs
+from grader.engine.frozen import frozen
 from grader.engine.grading.grade import UsageError, grade
 from grader.engine.handin import notebook
 from grader.engine.lab import Lab, find
@@ -53,7 +54,7 @@ SEARCH_DEPTH = 3
 LISTED = 20  # files named when no module is found
 
 
-@dataclass(frozen=True)
+@frozen
 class Config:
     seed: int | None = None
     lang: str = "en"
@@ -154,7 +155,7 @@ def copy_name(name: str, module_file: str) -> bool:
     return copy_number(name, module_file) is not None
 
 
-@dataclass(frozen=True)
+@frozen
 class Found:
     module: Path | None  # what to grade
     renamed_from: str = ""  # the name it was uploaded under, when that was not the module's

@@ -17,5 +17,5 @@ removes its child's folder).  A ``Grading`` is a ``Judging`` (of ``checks``), wh
 is a ``Scoring``.
 
 Its modules may import, of the grader: ``handin``, ``lab``, ``vocabulary``, ``sandbox``,
-``messages`` and ``safefs``.
+``messages``, ``safefs`` and ``frozen``.
 """

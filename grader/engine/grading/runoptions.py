@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.engine.frozen import frozen
 from grader.engine.grading import selection
 from grader.engine.lab import DEFAULT as DEFAULT_LAB
 from grader.engine.messages import text
@@ -24,7 +24,7 @@ class UsageError(Exception):
         self.params = params
 
 
-@dataclass(frozen=True)
+@frozen
 class Options:
     seed: int
     report_dir: Path | None = None

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from grader.engine.frozen import frozen
 from grader.engine.grading import selection
 from grader.engine.grading.runoptions import Options
 from grader.engine.handin import SUFFIX
@@ -264,7 +265,7 @@ def points(drafts: Sequence[Draft], lab: Lab) -> dict[str, float]:
     return shares
 
 
-@dataclass(frozen=True)
+@frozen
 class Weighed:
     id: str
     weight: int

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from grader.engine.frozen import frozen
 from grader.engine.lab import Lab
 from grader.engine.vocabulary.contract import MODULE, REPORT
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     """One check of a full run."""
 

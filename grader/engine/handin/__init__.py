@@ -12,7 +12,8 @@ student, are gathered in ``grader.engine.batch``.  The package itself holds only
 names that tell a notebook (``SUFFIX``, ``is_notebook``) and an archive
 (``is_archive``) apart, so that grading a ``.py`` file loads neither kind's modules.
 
-Its modules may import, of the grader: ``vocabulary``, ``sandbox`` and ``safefs``.
+Its modules may import, of the grader: ``vocabulary``, ``sandbox``, ``safefs`` and
+``frozen``.
 """
 
 from __future__ import annotations

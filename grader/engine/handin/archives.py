@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
+
+from grader.engine.frozen import frozen
 
 if TYPE_CHECKING:
     import zipfile
@@ -38,7 +39,7 @@ class Refused(Exception):
         self.params = params
 
 
-@dataclass(frozen=True)
+@frozen
 class Unpacked:
     folder: Path
     names: tuple[str, ...]  # the files written, paths inside ``folder``

@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import PurePosixPath
+
+from grader.engine.frozen import frozen
 
 TEST_FOLDERS = frozenset({"test", "tests"})
 # Names never taken for a student's file: what editors, systems and git leave.
 IGNORED = (".", "_", "__MACOSX")
 
 
-@dataclass(frozen=True)
+@frozen
 class Choice:
     """The module among the names of a hand-in, and what else came."""
 

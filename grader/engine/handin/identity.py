@@ -26,7 +26,8 @@ platform writes, never searched for anywhere in a name:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from grader.engine.frozen import frozen
 
 CANVAS = "canvas"
 MOODLE = "moodle"
@@ -43,7 +44,7 @@ _GRADESCOPE = re.compile(r"submission_\d+")
 MAX_NAME = 255
 
 
-@dataclass(frozen=True)
+@frozen
 class Identity:
     """The student a hand-in belongs to, as the platform wrote it."""
 

@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from grader.engine.frozen import frozen
 from grader.engine.handin import SUFFIX, is_notebook
 from grader.engine.handin import cellkinds as kit
 from grader.engine.handin.ipynb import (
@@ -84,7 +85,7 @@ _TARGETS = re.compile(r"[\w.,\s]*")
 _ASSIGNED_ESCAPE = re.compile(r"=[ \t]*[%!][\w!]")
 
 
-@dataclass(frozen=True)
+@frozen
 class Cell:
     """A code cell that is part of the module."""
 
@@ -94,7 +95,7 @@ class Cell:
     first: str  # the cell's first line that is not blank
 
 
-@dataclass(frozen=True)
+@frozen
 class Cells:
     """The module made of a notebook's cells, and where each line came from."""
 

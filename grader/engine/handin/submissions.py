@@ -13,10 +13,10 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from grader.engine import safefs
+from grader.engine.frozen import frozen
 from grader.engine.handin import notebook
 from grader.engine.handin.identity import Identity
 from grader.engine.sandbox import MAX_MODULE
@@ -33,7 +33,7 @@ AMBIGUOUS = "ambiguous"
 UNMATCHED = "unmatched"
 
 
-@dataclass(frozen=True)
+@frozen
 class Submission:
     """One student's work: the module to grade and where its report files are."""
 

@@ -8,5 +8,5 @@ coloured), ``systems`` (JUnit XML for CI and Gradescope's ``results.json``) and
 escaped on the way out.
 
 Its modules may import, of the grader: ``grading`` (the notes on what was printed),
-``handin`` (a notebook's cells), ``lab``, ``vocabulary`` and ``messages``.
+``handin`` (a notebook's cells), ``lab``, ``vocabulary``, ``messages`` and ``frozen``.
 """

@@ -25,7 +25,7 @@ Modules here may import the standard library and each other (a layer only those
 below it); never a lab: the names to ask for come from the caller.
 
 Its modules may import, of the grader: ``_child`` (its list of parts, which are read as
-files and never imported here) and ``safefs``.
+files and never imported here), ``safefs`` and ``frozen``.
 """
 
 from grader.engine.sandbox.box import Sandbox

@@ -16,8 +16,9 @@ import json
 import operator
 import sys
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any
+
+from grader.engine.frozen import frozen
 
 MAX_DEPTH = 16  # containers in one decoded value (the child cuts at 8)
 MAX_INT_BITS = 10_064  # the child cuts ints of more than 10,000 bits
@@ -37,7 +38,7 @@ class OffProtocol(ValueError):
     """A line from the child that the parent cannot use."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Foreign:
     """A decoded value that is not plain: a subclass of a builtin or an unknown object."""
 
@@ -47,7 +48,7 @@ class Foreign:
     why: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Raised:
     """An exception raised by the student's code."""
 
@@ -247,7 +248,7 @@ def raised(data: Any) -> Raised:
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class LoadedFields:
     ok: bool
     names: dict[str, Any]
@@ -285,7 +286,7 @@ def loaded(data: Any, functions: Collection[str], constants: Collection[str]) ->
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class AnswerFields:
     ok: bool
     value: Any
@@ -298,7 +299,7 @@ class AnswerFields:
     printed: Printed | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Printed:
     """What one call printed: its size in bytes, its lines (counted in its first 64 KiB),
     and, for the first call of a function that printed, its first characters."""

@@ -3,9 +3,9 @@ writer's files, all plain data; and the error for the grader's own faults."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from grader.engine.frozen import frozen
 from grader.engine.sandbox.decoding import Printed, Raised
 from grader.engine.sandbox.limits import MAX_LINE
 from grader.engine.sandbox.reportfiles import WrittenFile
@@ -27,7 +27,7 @@ class MachineFault(Exception):
         self.detail = detail
 
 
-@dataclass(frozen=True)
+@frozen
 class Loaded:
     """What importing the student module gave."""
 
@@ -42,7 +42,7 @@ class Loaded:
     timed_out: bool = False  # the import gave no answer in time
 
 
-@dataclass(frozen=True)
+@frozen
 class Call:
     """One call of a contract function with plain arguments."""
 
@@ -55,7 +55,7 @@ class Call:
     renew: str = ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Outcome:
     """What one call gave."""
 
@@ -73,7 +73,7 @@ class Outcome:
     printed: Printed | None = None  # what the call printed, if anything
 
 
-@dataclass(frozen=True)
+@frozen
 class Written:
     """What running the module's report writer gave."""
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import binascii
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any
 
+from grader.engine.frozen import frozen
 from grader.engine.sandbox.decoding import (
     MAX_TEXT,
     OffProtocol,
@@ -31,7 +31,7 @@ MAX_SIZE = 1 << 62
 _BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
 
 
-@dataclass(frozen=True)
+@frozen
 class WrittenFile:
     """One file the report writer left in its folder, as the child read it."""
 
@@ -40,7 +40,7 @@ class WrittenFile:
     size: int = 0  # the whole size
 
 
-@dataclass(frozen=True)
+@frozen
 class ReportedFields:
     absent: str  # "" when the writer ran, else "missing" or "not callable"
     ok: bool

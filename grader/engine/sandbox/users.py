@@ -26,8 +26,8 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 
+from grader.engine.frozen import frozen
 from grader.engine.sandbox import procfs
 
 FIRST_UID = 64100
@@ -46,7 +46,7 @@ def problem() -> str:
     return ""
 
 
-@dataclass(frozen=True)
+@frozen
 class Lease:
     """A user id (and the group id of the same number) held by one child."""
 

@@ -10,5 +10,5 @@ that the grader ships; ``python -m grader.engine.similarity.shipped`` writes the
 side-by-side page for each flagged pair).  See docs/similarity.md.
 
 Its modules may import, of the grader: ``handin`` (a notebook read as its module),
-``lab``, ``messages`` and ``safefs``.
+``lab``, ``messages``, ``safefs`` and ``frozen``.
 """

@@ -10,5 +10,5 @@ an object nothing changes).  A lab builds with these and with ``grader.engine.la
 which imports this package (never the other way round); the engine judges with them.
 
 Its modules may import, of the grader: ``sandbox`` (the plain records of calls and
-answers).
+answers) and ``frozen``.
 """

@@ -10,15 +10,15 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
 from math import isfinite
 from typing import Any
 
+from grader.engine.frozen import frozen
 from grader.engine.sandbox import Foreign
 from grader.engine.vocabulary.contract import ATOL, RTOL, Answer
 
 
-@dataclass(frozen=True)
+@frozen
 class Mismatch:
     """Where an answer differs: ``path`` like ``[17]`` or ``[2][5]`` or ``["saved"]``."""
 

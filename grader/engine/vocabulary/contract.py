@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from grader.engine.frozen import frozen
 
 
 class Answer(str, enum.Enum):
@@ -18,7 +19,7 @@ class Answer(str, enum.Enum):
     INDICES = "indices"  # a list or tuple of ints
 
 
-@dataclass(frozen=True)
+@frozen
 class Name:
     """One graded name of the student module: a constant or a function."""
 

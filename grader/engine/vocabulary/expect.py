@@ -11,9 +11,10 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from grader.engine.frozen import frozen
 from grader.engine.vocabulary.contract import Answer
 from grader.engine.vocabulary.results import Status
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from grader.engine.vocabulary.hints import Hints
 
 
-@dataclass(frozen=True)
+@frozen
 class Verdict:
     """Why one case failed: a status, a message code and its parameters.
 
@@ -47,7 +48,7 @@ class Expectation:
         return None
 
 
-@dataclass(frozen=True)
+@frozen
 class Returns(Expectation):
     """The call must return this value (compared by its answer kind)."""
 
@@ -68,14 +69,14 @@ class Returns(Expectation):
         return ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Raises(Expectation):
     """The call must raise this builtin exception (or a subclass of it)."""
 
     exc: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Open(Expectation):
     """Behaviour the contract leaves open: whatever happens is only noted."""
 
@@ -89,7 +90,7 @@ class Custom(Expectation):
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+@frozen
 class Case:
     """One call and what it expects.  Nothing changes a case once it is built, so what
     follows from it alone is computed once (a class graded with one seed shares its
@@ -119,7 +120,7 @@ class Case:
         return show.call(self.fn, self.args)
 
 
-@dataclass(frozen=True)
+@frozen
 class Check:
     id: str
     function: str

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any
+
+from grader.engine.frozen import frozen
 
 # The checks that find each report file, and the codes that say it does not exist.
 REPORT_FILES = ("report.json.file", "report.md.file")
@@ -24,7 +26,7 @@ class Status(str, enum.Enum):
     ADVISORY = "advisory"  # behaviour the contract leaves open: a note, no points
 
 
-@dataclass(frozen=True)
+@frozen
 class CheckResult:
     """The verdict of one check.
 
@@ -57,7 +59,7 @@ class CheckResult:
         return data
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     """Everything one grading run found."""
 

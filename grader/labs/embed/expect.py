@@ -8,9 +8,9 @@ data prepared when it was built (``StoredRanks``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Protocol
 
+from grader.engine.frozen import frozen
 from grader.engine.lab import Hints
 from grader.engine.sandbox import Foreign, Outcome
 from grader.engine.vocabulary import show
@@ -20,7 +20,7 @@ from grader.engine.vocabulary.memo import Memo
 from grader.engine.vocabulary.results import Status
 
 
-@dataclass(frozen=True)
+@frozen
 class Multiplies(Returns):
     """The call must return ``value``, which only a real product gives.
 
@@ -64,7 +64,7 @@ class Multiplies(Returns):
         return Verdict(Status.FAIL, code, params)
 
 
-@dataclass(frozen=True)
+@frozen
 class Course(Returns):
     """A call of one of the course's own worked examples (``checks/course.py``): a wrong
     answer is told in the course's words, the message ``course.EXAMPLE``."""
@@ -99,7 +99,7 @@ class Ranking(Protocol):
 _RANKINGS: Memo[Ranking] = Memo(1024)
 
 
-@dataclass(frozen=True)
+@frozen
 class Ranks(Custom):
     """The call must return the k best other rows by ``by``, exact ties by index."""
 
@@ -213,7 +213,7 @@ class _StoredRanking:
         return self.expected[:k]
 
 
-@dataclass(frozen=True)
+@frozen
 class StoredRanks(Ranks):
     """``Ranks`` judged from stored scores: no score is computed here."""
 
@@ -228,7 +228,7 @@ class StoredRanks(Ranks):
         return self
 
 
-@dataclass(frozen=True)
+@frozen
 class Again(Returns):
     """The second call of a pair (``Case.before``) must return ``value``; ``earlier``
     is the right answer of the first call, which an answer kept from it gives."""

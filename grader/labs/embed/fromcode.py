@@ -21,9 +21,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from grader.engine.frozen import frozen
 from grader.engine.sandbox import Call, Foreign, Outcome, answer_limit
 from grader.engine.vocabulary.compare import diff
 from grader.labs.embed import fixed
@@ -42,7 +43,7 @@ from grader.labs.embed.contract import (
 V, D, SEED = CONSTANTS["VOCAB"], CONSTANTS["DIM"], CONSTANTS["SEED"]
 
 
-@dataclass(frozen=True)
+@frozen
 class Measured:
     """What the module's functions give for one report key.
 
@@ -60,7 +61,7 @@ class Measured:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Link:
     name: str
     fn: str

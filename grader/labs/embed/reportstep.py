@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grader.engine.frozen import frozen
 from grader.engine.messages import catalogue, text
 from grader.engine.sandbox import DISK_FILES, DISK_MB, Call, Outcome, Written
 from grader.engine.vocabulary.results import Status
@@ -56,7 +57,7 @@ GROUPS = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Finding:
     """A verdict of step 8 (the engine turns each into a check)."""
 

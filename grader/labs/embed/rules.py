@@ -10,10 +10,10 @@ keeps this list, the checks and the texts in step.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from grader.engine.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Rule:
     code: str  # message code of the sentence that states the rule
     functions: tuple[str, ...]  # whose docstrings state it (none: a general rule)

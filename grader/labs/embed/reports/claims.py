@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
+from grader.engine.frozen import frozen
 from grader.labs.embed.contract import CONSTANTS, PROBE, STRETCH_FACTOR, VOCAB_FACTOR, K
 from grader.labs.embed.reports.findings import MAX_NUMBER, _close
 
@@ -58,7 +58,7 @@ _OPERATOR_BEFORE = re.compile(r"[×*/÷·+−\-^][ \t]*$")
 _OPERATOR_AFTER = re.compile(r"^[ \t]*[×*/÷·+−^]|^[ \t]*-[ \t]*[\d(]")
 
 
-@dataclass(frozen=True)
+@frozen
 class Claim:
     """A statement about a known quantity: what it says and what is true."""
 

@@ -38,9 +38,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from grader.engine.frozen import frozen
 from grader.engine.messages import text
 from grader.engine.vocabulary.results import Status
 from grader.labs.embed.reports.claims import claims_in
@@ -79,7 +79,7 @@ _BLANKS = re.compile(r"[ \t]*")
 MAX_LIST = 1_000  # characters between a list's brackets (the longest figure needs 30)
 
 
-@dataclass(frozen=True)
+@frozen
 class Figure:
     """A figure stated in the markdown: a report key and the value written after it."""
 

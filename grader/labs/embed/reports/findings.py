@@ -33,9 +33,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from grader.engine.frozen import frozen
 from grader.engine.messages import text
 from grader.engine.vocabulary.results import Status
 from grader.labs.embed.contract import ATOL, REPORT_FIELDS, REPORT_HEADINGS, RTOL
@@ -79,7 +80,7 @@ WEIGHTS: dict[str, int] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class Finding:
     """The verdict on one aspect of the report files."""
 

@@ -23,9 +23,10 @@ import functools
 import re
 import threading
 import unicodedata
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
+
+from grader.engine.frozen import frozen
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -40,7 +41,7 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)  # within an HTML block
 _EMPHASIS = ("em_open", "em_close", "strong_open", "strong_close")
 
 
-@dataclass(frozen=True)
+@frozen
 class Line:
     """One line of the report outside code (1-based ``number``)."""
 
@@ -50,7 +51,7 @@ class Line:
     heading: bool  # a line of a top-level heading
 
 
-@dataclass(frozen=True)
+@frozen
 class Heading:
     """A heading at the top level of the document."""
 
@@ -59,7 +60,7 @@ class Heading:
     text: str  # stripped, NFC
 
 
-@dataclass(frozen=True)
+@frozen
 class Document:
     lines: tuple[Line, ...]
     headings: tuple[Heading, ...]

@@ -20,11 +20,12 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from grader.engine import safefs
+from grader.engine.frozen import frozen
 from grader.engine.messages import text
 from grader.engine.sandbox import WrittenFile
 from grader.engine.vocabulary.results import Status
@@ -48,7 +49,7 @@ _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-@dataclass(frozen=True)
+@frozen
 class _Read:
     text: str | None
     code: str = ""

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from grader.engine.frozen import frozen
 
 _MARKER = re.compile(r"^\s*#+\s*(BEGIN|END)\s+(SOLUTION|STUB)\s*$")
 _BODY = "raise NotImplementedError"
@@ -15,7 +16,7 @@ class StubError(ValueError):
     """The reference source cannot be turned into a stub."""
 
 
-@dataclass(frozen=True)
+@frozen
 class _Region:
     kind: str  # "SOLUTION" or "STUB"
     begin: int  # line number of the BEGIN marker (1-based)
