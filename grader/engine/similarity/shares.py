@@ -22,8 +22,9 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from grader.engine.frozen import frozen
 
 THRESHOLD = 0.6
 MIN_SHARED = 25
@@ -49,7 +50,7 @@ MAX_NAME = 100
 COLLECTOR_GAIN = 0.15
 
 
-@dataclass(frozen=True)
+@frozen
 class Fingerprint:
     """The winnowed hashes of one module, and of each of its functions."""
 
@@ -60,7 +61,7 @@ class Fingerprint:
     units: tuple[tuple[str, frozenset[int]], ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen
 class Match:
     """Two modules that share much of their code; ``a_in_b``: share of a found in b;
     ``functions_a``: the functions of a found in b."""
@@ -303,7 +304,7 @@ def _sketches(
     return counts, out
 
 
-@dataclass(frozen=True)
+@frozen
 class Collector:
     """A module flagged with several classmates who are not flagged with each other,
     that holds more of its code in them together than in any one: read it first."""

@@ -27,7 +27,8 @@ import builtins
 import keyword
 import re
 from collections import Counter
-from dataclasses import dataclass
+
+from grader.engine.frozen import frozen
 
 MAX_TOKENS = 200_000
 MODULE_UNIT = ""  # the unit of the lines outside every function
@@ -62,7 +63,7 @@ _QUOTES = frozenset("'\"")
 _NORMAL: dict[str, str] = {}
 
 
-@dataclass(frozen=True)
+@frozen
 class Tokens:
     """A module's normalised tokens; ``starts``: (first token, source line) of each
     line, in order (``line``: the source line of a token); ``units``: (first token,
