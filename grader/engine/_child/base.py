@@ -78,6 +78,7 @@ _READ_FLAGS = (
 )
 _perf = time.perf_counter
 _gc_freeze = getattr(gc, "freeze", None) or (lambda: None)
+_gc_collect = gc.collect
 _gc_enabled = gc.isenabled
 _gc_disable = gc.disable
 _gc_enable = gc.enable

@@ -22,6 +22,12 @@ class Child(_Watching):
         self.threads = 0
         self.printing = {}  # functions whose printed output was sent already
         self.printed_from = 0  # where the next call's output starts (after the import's)
+        # Every call's copies of its arguments, kept while the child lives: a later
+        # call's copy is never put where an earlier one was, so that a module that
+        # remembers its arguments by id() meets a new object at an old address only
+        # where a pair of calls makes one there on purpose ("renewed"), never by the
+        # chance of the allocator, and its verdict does not change from run to run.
+        self.kept = []
 
     def send(self, obj):
         self.write((_dumps(obj) + "\n").encode("ascii"))
@@ -183,6 +189,12 @@ class Child(_Watching):
         tainted = self.left_behind()
         if tainted is not None:
             answer["tainted"] = tainted
+        self.kept.append(args)
+        # The collector then walks them no more: what the call left as garbage is
+        # collected first (the generations younger than the frozen), then what
+        # lives is set aside with the rest.
+        _gc_collect(1)
+        _gc_freeze()
         del args, masters
         if error is not None:
             answer["raised"] = describe(error)
