@@ -178,7 +178,10 @@ def test_the_share_is_the_submissions_own_fault_in_words(
         assert word in text("disk_spent", lang, call="dot(a, b)", mb=64, files=4096)
 
 
-@pytest.mark.parametrize("mode", MODES)
+# A walked folder is measured at most once in ten times the last walk (disk.py): on a
+# busy machine the answer after fill() may fall inside that wait, so only the modes
+# that measure a tmpfs after every answer are held to naming the call.
+@pytest.mark.parametrize("mode", [m for m in MODES if m.id != "walked"])
 def test_the_call_that_passed_the_share_pays_though_the_child_ran_ahead(
     mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

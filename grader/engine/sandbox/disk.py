@@ -206,20 +206,17 @@ class Share:
     def over(self) -> bool:
         """Whether the child has passed its share (remembered once it has).
 
-        A tmpfs is measured at once, every time.  A walk that took t seconds of this
-        thread's CPU is not made again within 10 t: a tree that is slow to walk
-        (thousands of nested folders) costs the grader a tenth of its time at most.
-        CPU, not the clock: on a busy machine a walk of a few files can take a long
-        while to finish, and the next answers would go unmeasured for ten times that.
+        A tmpfs is measured at once, every time.  A walk that took t seconds is not
+        made again within 10 t: a tree that is slow to walk (thousands of nested
+        folders) costs the grader a tenth of its time at most.
         """
         with self._lock:
             start = time.monotonic()
             if self.spent or start < self._next:
                 return self.spent
-            cpu = time.thread_time()
             size, files = self.used()
             if self.kind == "walked":
-                self._next = start + 10 * (time.thread_time() - cpu)
+                self._next = start + 10 * (time.monotonic() - start)
             self.spent = size > SHARE_BYTES or files > DISK_FILES
             return self.spent
 
