@@ -48,7 +48,8 @@ class _Spec:
         names = []
         defaults: dict[str, tuple[Any, bool]] = {}  # a default, or (factory, True)
         for f in dataclasses.fields(cls):
-            if not (f.init and f.repr and f.compare and f.hash is None and not f.kw_only):
+            kw_only = getattr(f, "kw_only", False)  # 3.10+; the reference's tests load this on 3.8
+            if not (f.init and f.repr and f.compare and f.hash is None and not kw_only):
                 raise TypeError("%s.%s: a field option @frozen does not take" % (cls, f.name))
             names.append(f.name)
             if f.default is not _MISSING:
