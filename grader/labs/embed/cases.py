@@ -164,6 +164,12 @@ def stretched_real(rng: random.Random) -> tuple[Table, int]:
     return oracle.stretch(base, target, factor), probe
 
 
+def past_float(rng: random.Random) -> int:
+    """An odd int above 2**53: a product of such counts is odd and above 2**53 too, so
+    no float holds it, and a count that went through a float (``/``, ``2.0 * v``) is off."""
+    return rng.randrange(2**53, 2**54) | 1
+
+
 def sizes(value: object) -> int:
     """How big an input is, to show the smallest failing case."""
     if isinstance(value, (list, tuple)):

@@ -58,6 +58,7 @@ def _shape_ragged(rng: random.Random) -> list[Case]:
 def _param_count(rng: random.Random) -> list[Case]:
     pairs = [(0, 5), (1, 1), (3, 7), (7, 3), gen.REAL, (50257, 768)]
     pairs.append((rng.randint(2, 10**5), rng.randint(2, 4096)))
+    pairs.append((gen.past_float(rng), rng.randrange(3, 4096, 2)))
     return [ret("param_count", p, oracle.param_count(*p)) for p in pairs]
 
 
@@ -188,6 +189,10 @@ def _rtm_length(rng: random.Random) -> list[Case]:
         for n in sorted({v - 1, v + 1, v + rng.randint(2, 4)} - {v}):
             if n >= 0:
                 out.append(Case("row_times_matrix", (gen.vector(rng, n), t), Raises("ValueError")))
+    # The empty matrix has no rows: a vector of any entry is too long for it.
+    out.append(
+        Case("row_times_matrix", (gen.vector(rng, rng.randint(1, 3)), []), Raises("ValueError"))
+    )
     return sorted(out, key=lambda c: gen.sizes(c.args))
 
 
@@ -309,4 +314,5 @@ def _lvoh_oor(rng: random.Random) -> list[Case]:
 def _mults(rng: random.Random) -> list[Case]:
     triples = [(1, 1, 1), (4, 3, 0), (4, 3, 1), (3, 4, 2), (512, 64, 1)]
     triples.append((rng.randint(2, 5000), rng.randint(2, 1024), rng.randint(2, 50)))
+    triples.append((gen.past_float(rng), rng.randrange(3, 1024, 2), rng.randrange(3, 50, 2)))
     return [ret("one_hot_mults", t, oracle.one_hot_mults(*t)) for t in triples]

@@ -53,6 +53,10 @@ def _logits_width(rng: random.Random) -> list[Case]:
         for n in sorted({d + 1, d - 1, 0, d + rng.randint(2, 4)} - {d}):
             if n >= 0:
                 out.append(Case("logits", (t, gen.vector(rng, n)), Raises("ValueError")))
+    # No rows, or rows of no cells: the table is 0 wide, and any hidden entry is too many.
+    empty: list[gen.Table] = [[], [[], []]]
+    for t in empty:
+        out.append(Case("logits", (t, gen.vector(rng, rng.randint(1, 3))), Raises("ValueError")))
     return sorted(out, key=lambda c: gen.sizes(c.args))
 
 
@@ -76,6 +80,7 @@ def _count_pairs(rng: random.Random) -> list[tuple[int, int]]:
         gen.REAL,
         (50257, 768),
         (rng.randint(2, 10**5), rng.randint(2, 4096)),
+        (gen.past_float(rng), rng.randrange(3, 4096, 2)),
     ]
 
 
@@ -93,6 +98,7 @@ def _untied(rng: random.Random) -> list[Case]:
 def _growth(rng: random.Random) -> list[Case]:
     triples = [(1, 1, 1), (2, 3, 2), (3, 2, 3), (512, 64, 2), (50257, 768, 2)]
     triples.append((rng.randint(2, 10**5), rng.randint(2, 4096), rng.randint(2, 8)))
+    triples.append((gen.past_float(rng), rng.randrange(3, 4096, 2), rng.randrange(3, 9, 2)))
     return [ret("vocab_growth", t, oracle.vocab_growth(*t)) for t in triples]
 
 
