@@ -13,7 +13,7 @@ from grader.labs.embed import oracle
 from grader.labs.embed.checks import again
 from grader.labs.embed.checks.registry import check, ret
 from grader.labs.embed.contract import CONSTANTS, Answer
-from grader.labs.embed.expect import Multiplies
+from grader.labs.embed.expect import Again, Multiplies
 
 # Step 1 ------------------------------------------------------------------------------
 
@@ -30,6 +30,13 @@ def _make_table(rng: random.Random) -> list[Case]:
         )
         for i, (v, d) in enumerate(shapes)
     ]
+    # A shape again with another seed, right after the first: a table is the seed's,
+    # not the shape's.  The arguments are ints, so the second call is only a repeat
+    # (the lab's own "again.repeated" says so around its message).
+    for v, d, first, then in ((2, 3, seeds[1], seeds[2]), (3, 2, seeds[2], seeds[1])):
+        earlier = oracle.make_table(v, d, first)
+        expect = Again(Answer.MATRIX, oracle.make_table(v, d, then), earlier)
+        out.append(Case("make_table", (v, d, then), expect, before=(v, d, first), renew="repeated"))
     out.append(ret("make_table", (gen.REAL[0], gen.REAL[1], CONSTANTS["SEED"]), gen.real_table()))
     return out
 
