@@ -9,6 +9,7 @@ argument, a function attribute) fails every time, in the function that kept it.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable
 from typing import Any
@@ -26,17 +27,28 @@ def pairs(
     fn: str,
     draw: Callable[[random.Random], tuple[Any, ...]],
     answer: Callable[..., Any],
+    keep: tuple[int, ...] = (),
 ) -> list[Case]:
     """One pair per way of renewing: ``draw`` makes the arguments of one call (both
-    calls get the same shape), ``answer`` gives the right answer of a call."""
+    calls get the same shape), ``answer`` gives the right answer of a call.  The
+    arguments at the positions ``keep`` have the same values in both calls, so that an
+    answer kept by the identity of the others and the values of these fails too."""
     out = []
     for renew in RENEWS:
-        before, after = draw(rng), draw(rng)
+        before = draw(rng)
+        after = _keeping(draw(rng), before, keep)
         while answer(*before) == answer(*after):
-            after = draw(rng)
+            after = _keeping(draw(rng), before, keep)
         expect = Again(BY_NAME[fn].answer, answer(*after), answer(*before))
         out.append(Case(fn, after, expect, before=before, renew=renew))
     return out
+
+
+def _keeping(
+    drawn: tuple[Any, ...], before: tuple[Any, ...], keep: tuple[int, ...]
+) -> tuple[Any, ...]:
+    """``drawn`` with copies of the values of ``before`` at the positions ``keep``."""
+    return tuple(copy.deepcopy(before[i]) if i in keep else a for i, a in enumerate(drawn))
 
 
 def ranking_pairs(rng: random.Random, fn: str, by: str, nearest: Callable[..., Any]) -> list[Case]:

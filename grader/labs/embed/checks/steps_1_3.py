@@ -175,6 +175,7 @@ def _rtm(rng: random.Random) -> list[Case]:
         "row_times_matrix",
         lambda r: (gen.vector(r, 3), gen.table(r, 3, 2)),
         oracle.row_times_matrix,
+        keep=(0,),
     )
 
 

@@ -41,7 +41,7 @@ def _logits(rng: random.Random) -> list[Case]:
     probe = list(real[137])
     out.append(ret("logits", (real, probe), oracle.logits(real, probe)))
     return out + again.pairs(
-        rng, "logits", lambda r: (gen.table(r, 3, 2), gen.vector(r, 2)), oracle.logits
+        rng, "logits", lambda r: (gen.table(r, 3, 2), gen.vector(r, 2)), oracle.logits, keep=(1,)
     )
 
 
@@ -120,7 +120,16 @@ def _dot(rng: random.Random) -> list[Case]:
     for scale in (gen.TINY, gen.SMALL, gen.LARGE):
         a, b = (gen.scaled_vector(rng, 6, scale, positive=True) for _ in range(2))
         out.append(ret("dot", (a, b), oracle.dot(a, b)))
-    return out + again.pairs(rng, "dot", lambda r: (gen.vector(r, 3), gen.vector(r, 3)), oracle.dot)
+    return (
+        out
+        + again.pairs(rng, "dot", _two_vectors, oracle.dot, keep=(1,))
+        + again.pairs(rng, "dot", _two_vectors, oracle.dot, keep=(0,))
+    )
+
+
+def _two_vectors(rng: random.Random) -> tuple[list[float], list[float]]:
+    """The arguments of a pair of dot or cosine calls: two vectors of three."""
+    return gen.vector(rng, 3), gen.vector(rng, 3)
 
 
 def _magnitudes(rng: random.Random) -> list[list[float]]:
@@ -159,8 +168,10 @@ def _cosine(rng: random.Random) -> list[Case]:
     out.append(ret("cosine", (a, opposite), oracle.cosine(a, opposite)))
     tea, coffee = [0.9, 0.2, -0.1], [0.8, 0.3, 0.0]
     out.insert(0, ret("cosine", (tea, coffee), oracle.cosine(tea, coffee)))
-    return out + again.pairs(
-        rng, "cosine", lambda r: (gen.vector(r, 3), gen.vector(r, 3)), oracle.cosine
+    return (
+        out
+        + again.pairs(rng, "cosine", _two_vectors, oracle.cosine, keep=(1,))
+        + again.pairs(rng, "cosine", _two_vectors, oracle.cosine, keep=(0,))
     )
 
 
